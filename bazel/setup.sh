@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Idempotent set-up for building and testing aperture offline.
+#  1. installs the Debian packages the build needs, when any is missing;
+#  2. unpacks Debian's source package of the installed libgrpc (for the
+#     internal headers the LB policy shim compiles against) into a cache
+#     outside the tracked tree, and links it as bazel/grpc_src;
+#  3. checks that the source version equals the installed library version.
+# Fast when everything is present: a few dpkg queries and a symlink check.
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache_root=${APERTURE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/aperture}
+
+packages=(
+  bazel-bootstrap bazel-rules-cc bazel-rules-java
+  build-essential dpkg-dev
+  libgrpc-dev libgrpc++-dev protobuf-compiler protobuf-compiler-grpc grpc-proto
+  libprotobuf-c-dev protobuf-c-compiler
+  libabsl-dev googletest libgtest-dev libbenchmark-dev
+)
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing: ${missing[*]}"
+  as_root apt-get update -q >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Version of the installed library, without a binNMU suffix (+bN): that is
+# the version of the source package it was built from.
+lib_version=$(dpkg-query -W -f='${Version}' libgrpc-dev)
+src_version=${lib_version%%+b*}
+upstream=${src_version%%-*}
+src_dir="$cache_root/grpc-$src_version"
+
+if [ ! -f "$src_dir/.aperture-source-version" ]; then
+  say "fetching Debian source package grpc=$src_version into $cache_root"
+  mkdir -p "$cache_root"
+  work=$(mktemp -d "$cache_root/fetch.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  sources="$work/deb-src.sources"
+  cat >"$sources" <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  apt_opts=(-o "Dir::Etc::sourcelist=$sources" -o "Dir::Etc::sourceparts=-"
+            -o "APT::Get::List-Cleanup=0")
+  as_root apt-get "${apt_opts[@]}" update -q >&2
+  (cd "$work" && apt-get "${apt_opts[@]}" source --download-only \
+      "grpc=$src_version" >&2) ||
+    die "could not download the source of grpc=$src_version (installed libgrpc-dev $lib_version)"
+  dsc="$work/grpc_${src_version#*:}.dsc"
+  [ -f "$dsc" ] || die "source package grpc_${src_version}.dsc not found after download"
+  got=$(sed -n 's/^Version: //p' "$dsc")
+  [ "$got" = "$src_version" ] ||
+    die "source version $got does not match installed libgrpc-dev $lib_version"
+  (cd "$work" && dpkg-source --no-check -x "$dsc" src >/dev/null) ||
+    die "could not unpack $dsc"
+  echo "$got" >"$work/src/.aperture-source-version"
+  rm -rf "$src_dir"
+  mv "$work/src" "$src_dir"
+fi
+
+have=$(cat "$src_dir/.aperture-source-version")
+[ "$have" = "$src_version" ] ||
+  die "cached gRPC source $have does not match installed libgrpc-dev $lib_version"
+# The header that the shim's ABI depends on must agree with the library.
+hdr_version=$(sed -n 's/.*GRPC_CPP_VERSION_STRING "\(.*\)".*/\1/p' \
+  "$src_dir/include/grpcpp/version_info.h" 2>/dev/null || true)
+if [ -n "$hdr_version" ] && [ "$hdr_version" != "$upstream" ]; then
+  die "gRPC source headers say $hdr_version, installed library is $upstream"
+fi
+
+link="$repo_root/bazel/grpc_src"
+if [ "$(readlink "$link" 2>/dev/null)" != "$src_dir" ]; then
+  rm -f "$link"
+  ln -s "$src_dir" "$link"
+fi
+say "ok: gRPC $src_version (library and source agree), packages present"
