@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct delay_queue delay_queue;
 
 /* Creates a queue holding at most `capacity` (> 0) items; NULL on bad
@@ -33,5 +37,9 @@ size_t delay_queue_size(const delay_queue *q);
 
 /* CLOCK_MONOTONIC now in nanoseconds. */
 int64_t delay_queue_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

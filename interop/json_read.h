@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum json_type {
   JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT
 } json_type;
@@ -42,5 +46,9 @@ int json_bool(const json_value *v, int fallback);
 
 /* json_number(json_get(v, key), fallback). */
 double json_get_number(const json_value *v, const char *key, double fallback);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

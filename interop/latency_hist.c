@@ -35,6 +35,7 @@ uint64_t latency_hist_quantile(const latency_hist *h, double q) {
   if (h == NULL || h->count == 0 || !(q >= 0.0 && q <= 1.0)) return 0;
   uint64_t rank = (uint64_t)ceil(q * (double)h->count);
   if (rank == 0) rank = 1;
+  if (rank >= h->count) return h->max_us; /* the top quantile is the exact maximum */
   uint64_t seen = 0;
   for (int i = 0; i < LATENCY_HIST_BUCKETS; i++) {
     seen += h->buckets[i];

@@ -6,6 +6,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define LATENCY_HIST_BUCKETS 2048
 
 typedef struct latency_hist {
@@ -27,5 +31,9 @@ uint64_t latency_hist_quantile(const latency_hist *h, double q);
 
 /* Mean in microseconds, 0 when empty. */
 double latency_hist_mean(const latency_hist *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

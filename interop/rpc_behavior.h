@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct rpc_behavior {
   long sleep_ms;  /* 0 when absent; several sleep-N add up */
   int error_code; /* -1 when absent; the last error-code-N wins */
@@ -24,5 +28,9 @@ void rpc_behavior_init(rpc_behavior *b);
  * len > 0, or a known directive has a malformed or out-of-range number (b
  * then keeps the directives parsed before the bad one). */
 int rpc_behavior_parse(rpc_behavior *b, const char *value, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
