@@ -1,0 +1,130 @@
+/*
+ * ap_aperture: which endpoints a client connects to, and with what weight.
+ *
+ * A client with coordinate (peer_index, peer_count) gets, in the default
+ * continuous mode (Finagle's deterministic aperture):
+ *   offset = peer_index / peer_count
+ *   A      = min(min_aperture, N)                 (logical aperture)
+ *   width  = min(1, ceil(A * peer_count / N) / peer_count)
+ * and every endpoint whose arc overlaps [offset, offset + width) (mod 1) is a
+ * member, with degree of intersection = overlap / arc width in (0, 1]. The
+ * members are the physical aperture. Other modes compute members differently
+ * (see ap_mode) but produce the same shape of result, so the policy and the
+ * simulator treat all modes alike.
+ *
+ * An ap_aperture is immutable after creation and safe to read from any thread.
+ */
+#ifndef AP_APERTURE_H
+#define AP_APERTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/core/ap_error.h"
+#include "policy/core/ap_ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AP_DEFAULT_MIN_APERTURE 12u
+/* Upper bound for min_aperture and peer_count (absurd sizes are rejected). */
+#define AP_MAX_PEERS 1000000u
+
+typedef enum ap_mode {
+  AP_MODE_CONTINUOUS = 0, /* Finagle deterministic aperture (default) */
+  AP_MODE_DISCRETE = 1,   /* next A endpoints clockwise, integer slots */
+  AP_MODE_RANDOM = 2,     /* random A endpoints from a per-process seed */
+  AP_MODE_VDC = 3,        /* Van der Corput placement, next A clockwise */
+  AP_MODE_MESH = 4,       /* every endpoint */
+  AP_MODE_SMOOTH = 5      /* width continuous in N, coverage-normalised */
+} ap_mode;
+
+/* Parses "continuous", "discrete", "random", "vdc", "mesh", "smooth".
+ * AP_EINVAL (message lists the accepted names) otherwise. */
+int ap_mode_parse(const char *name, ap_mode *out, ap_error *err);
+
+/* Lower-case name of a mode ("continuous", ...); "unknown" if invalid. */
+const char *ap_mode_name(ap_mode mode);
+
+typedef struct ap_subset_params {
+  ap_mode mode;
+  uint32_t peer_index;   /* this client's index, < peer_count */
+  uint32_t peer_count;   /* clients in the service; 0 = coordinate unknown,
+                            which selects random mode */
+  uint32_t min_aperture; /* in [1, AP_MAX_PEERS]; default 12 */
+  uint64_t random_seed;  /* random mode: per-process seed */
+} ap_subset_params;
+
+/* Fills `params` with defaults: continuous, no coordinate, min_aperture 12,
+ * seed 0. */
+void ap_subset_params_init(ap_subset_params *params);
+
+/* One endpoint of an aperture. */
+typedef struct ap_member {
+  uint32_t index;       /* ring index of the endpoint */
+  double intersection;  /* degree of intersection with the window, (0, 1] */
+  double pick_weight;   /* relative chance to be drawn by pick2 and the
+                           weight P2C divides load by: intersection x
+                           endpoint weight (coverage-normalised in smooth) */
+  int widened;          /* 1 if added by ap_aperture_widen() */
+} ap_member;
+
+typedef struct ap_aperture ap_aperture;
+
+/* Computes the aperture of a client on `ring`. Validates params (mode,
+ * peer_index < peer_count, min_aperture >= 1, sizes within AP_MAX_PEERS);
+ * peer_count 0 falls back to random mode (ap_aperture_mode() tells).
+ * On success *out owns a new aperture (free with ap_aperture_destroy()). */
+int ap_aperture_compute(const ap_ring *ring, const ap_subset_params *params,
+                        ap_aperture **out, ap_error *err);
+
+/* The continuous aperture of an explicit window: offset in [0, 1) and width
+ * in (0, 1], both finite. */
+int ap_aperture_from_window(const ap_ring *ring, double offset, double width,
+                            ap_aperture **out, ap_error *err);
+
+/* Health widening: returns a new aperture holding `base`'s members plus the
+ * next endpoints after them along the ring (clockwise from the window's end;
+ * for random mode, the next in the random order) until at least `min_ready`
+ * members have ready[ring index] != 0, or every endpoint is a member. Added
+ * members have intersection 1 and widened = 1. `ready` has ap_ring_size()
+ * entries. When base already has enough ready members the result equals
+ * base. */
+int ap_aperture_widen(const ap_ring *ring, const ap_aperture *base,
+                      const uint8_t *ready, uint32_t min_ready,
+                      ap_aperture **out, ap_error *err);
+
+/* Frees an aperture (NULL is ignored). */
+void ap_aperture_destroy(ap_aperture *aperture);
+
+/* Mode actually used (random when the coordinate was unknown). */
+ap_mode ap_aperture_mode(const ap_aperture *aperture);
+
+/* Window of the client: offset and width on the ring (mesh: 0 and 1). */
+double ap_aperture_offset(const ap_aperture *aperture);
+double ap_aperture_width(const ap_aperture *aperture);
+
+/* Logical aperture A = min(min_aperture, N). */
+uint32_t ap_aperture_logical(const ap_aperture *aperture);
+
+/* Number of members, widened ones included. */
+size_t ap_aperture_count(const ap_aperture *aperture);
+
+/* Members added by widening (they come last). */
+size_t ap_aperture_widened_count(const ap_aperture *aperture);
+
+/* Member k (0 <= k < count), in ring order starting at the window's start,
+ * widened members after; NULL when k is out of range. */
+const ap_member *ap_aperture_member(const ap_aperture *aperture, size_t k);
+
+/* Finds the member with ring index `ring_index`; returns 1 and sets *slot
+ * (when not NULL) if present, 0 otherwise. */
+int ap_aperture_find(const ap_aperture *aperture, uint32_t ring_index,
+                     size_t *slot);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_APERTURE_H */

@@ -1,0 +1,58 @@
+/*
+ * ap_hash_ring: a consistent-hash ring with virtual nodes and weights.
+ * Member m gets max(1, round(weight_m * vnodes_per_weight)) points at
+ * ap_hash_str("<name>#<v>"); a key hash belongs to the first point at or
+ * after it (wrapping). Adding or removing one of N members moves about 1/N
+ * of the keys. Immutable after creation; safe to read from any thread.
+ */
+#ifndef AP_HASH_RING_H
+#define AP_HASH_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/core/ap_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bound on vnodes_per_weight and on the total number of points. */
+#define AP_HASH_RING_MAX_VNODES 65536u
+#define AP_HASH_RING_MAX_POINTS ((size_t)16000000)
+
+typedef struct ap_hash_ring ap_hash_ring;
+
+/* Builds a ring over n members named `names` (non-empty, distinct) with
+ * `weights` (NULL = all 1; else finite and > 0). vnodes_per_weight in
+ * [1, AP_HASH_RING_MAX_VNODES]. *out owns it; free with
+ * ap_hash_ring_destroy(). */
+int ap_hash_ring_create(const char *const *names, const double *weights,
+                        size_t n, uint32_t vnodes_per_weight,
+                        ap_hash_ring **out, ap_error *err);
+
+/* Frees a ring (NULL is ignored). */
+void ap_hash_ring_destroy(ap_hash_ring *ring);
+
+/* Number of members and of points (virtual nodes). */
+size_t ap_hash_ring_members(const ap_hash_ring *ring);
+size_t ap_hash_ring_points(const ap_hash_ring *ring);
+
+/* Member that owns key hash h. */
+size_t ap_hash_ring_lookup(const ap_hash_ring *ring, uint64_t h);
+
+/* Like ap_hash_ring_lookup() but walks on past members with usable[m] == 0
+ * (usable has ap_hash_ring_members() entries). AP_EUNAVAIL when none is
+ * usable. */
+int ap_hash_ring_lookup_usable(const ap_hash_ring *ring, uint64_t h,
+                               const uint8_t *usable, size_t *member,
+                               ap_error *err);
+
+/* Fraction of the 64-bit hash space that member m owns. */
+double ap_hash_ring_share(const ap_hash_ring *ring, size_t m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_HASH_RING_H */

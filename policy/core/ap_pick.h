@@ -1,0 +1,64 @@
+/*
+ * ap_pick: per-call endpoint choice. pick2 draws two distinct slots with
+ * probability proportional to their weights (Finagle's pick2: the first
+ * uniform over the window, the second uniform over the window minus the
+ * first's arc, no rejection loop); ap_p2c_choose() keeps the less loaded
+ * one, load divided by weight, health first.
+ *
+ * A pick table is immutable after creation: any number of threads may pick
+ * from it at once, each with its own ap_rng. Picking takes no locks and
+ * allocates nothing.
+ */
+#ifndef AP_PICK_H
+#define AP_PICK_H
+
+#include <stddef.h>
+
+#include "policy/core/ap_error.h"
+#include "policy/core/ap_rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ap_pick_table ap_pick_table;
+
+/* Builds a table over n slots with the given weights (each finite and > 0,
+ * n in [1, AP_MAX_ENDPOINTS]). *out owns it; free with
+ * ap_pick_table_destroy(). */
+int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
+                         ap_error *err);
+
+/* Frees a table (NULL is ignored). */
+void ap_pick_table_destroy(ap_pick_table *table);
+
+/* Number of slots. */
+size_t ap_pick_table_size(const ap_pick_table *table);
+
+/* Weight of slot i (0 when out of range). */
+double ap_pick_table_weight(const ap_pick_table *table, size_t i);
+
+/* Draws two distinct slots (both 0 when the table has one slot). */
+void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
+              size_t *second);
+
+/* Draws one slot with probability proportional to its weight. */
+size_t ap_pick1(const ap_pick_table *table, ap_rng *rng);
+
+/* What P2C knows of a candidate. */
+typedef struct ap_candidate {
+  double load;   /* outstanding requests (or another load measure) */
+  double weight; /* the slot's pick weight, > 0 */
+  int healthy;   /* nonzero when usable */
+} ap_candidate;
+
+/* Returns 0 to choose a, 1 to choose b: a healthy candidate beats an
+ * unhealthy one; then the lower load/weight wins (raw load when the two
+ * weights are within 1e-4 of each other); ties go to a. */
+int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_PICK_H */
