@@ -62,6 +62,7 @@ typedef struct options {
   const char *summary_file;
   double linger_s;
   long status_port; /* -1: no aperture status server */
+  long max_backoff_ms; /* 0: gRPC's default reconnect backoff */
 } options;
 
 /* One call in flight. */
@@ -173,6 +174,11 @@ static void finish_call(const options *o, client_stats *stats, call_ctx *c) {
   int code = (int)c->status;
   if (code < 0 || code > 16) code = GRPC_STATUS_UNKNOWN;
   client_stats_finished(stats, o->method, code, peer, us);
+  if (code != GRPC_STATUS_OK) {
+    char *address = grpc_call_get_peer(c->call);
+    client_stats_failed_address(stats, address);
+    gpr_free(address);
+  }
   grpc_call_unref(c->call);
   grpc_byte_buffer_destroy(c->request);
   if (c->response) grpc_byte_buffer_destroy(c->response);
@@ -189,7 +195,7 @@ static void usage(void) {
           "              [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]\n"
           "              [--wait-for-ready] [--peer-index I --peer-count N]\n"
           "              [--stats-port P] [--status-port P] [--summary-file PATH]\n"
-          "              [--linger-s S]\n");
+          "              [--linger-s S] [--max-backoff-ms MS] [--print-policies]\n");
 }
 
 static char g_lb_config[512];
@@ -234,6 +240,7 @@ static int parse_options(int argc, char **argv, options *o) {
     NUM("peer-count", peer_count, 1, 1000000)
     NUM("stats-port", stats_port, 0, 65535)
     NUM("status-port", status_port, 0, 65535)
+    NUM("max-backoff-ms", max_backoff_ms, 100, 600000)
     DBL("rate", rate, 0, 1e7)
     DBL("duration-s", duration_s, 0.001, 86400)
     DBL("linger-s", linger_s, 0, 3600)
@@ -266,6 +273,10 @@ static int parse_options(int argc, char **argv, options *o) {
         return -1;
       }
       continue;
+    }
+    if (strcmp(argv[i], "--print-policies") == 0) {
+      printf("policies: %s\n", client_policy_names());
+      exit(0);
     }
     if (strcmp(argv[i], "--wait-for-ready") == 0) {
       o->wait_for_ready = true;
@@ -330,6 +341,8 @@ static void write_summary(FILE *f, void *arg) {
           (unsigned long long)t.p99_us, (unsigned long long)t.p999_us,
           (unsigned long long)t.max_us, t.mean_us);
   client_stats_write_peers(s->stats, f);
+  fputc(',', f);
+  client_stats_write_details(s->stats, f);
   fprintf(f, "}\n");
 }
 
@@ -363,8 +376,18 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  grpc_arg args[2];
+  grpc_arg args[5];
   size_t nargs = 0;
+  if (o.max_backoff_ms > 0) {
+    /* Faster reconnection for fleets that kill and restart backends. */
+    const char *keys[3] = {GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+                           GRPC_ARG_MIN_RECONNECT_BACKOFF_MS};
+    for (int k = 0; k < 3; k++) {
+      long v = k == 0 ? o.max_backoff_ms : (o.max_backoff_ms < 1000 ? o.max_backoff_ms : 1000);
+      args[nargs++] = (grpc_arg){.type = GRPC_ARG_INTEGER, .key = (char *)keys[k],
+                                 .value.integer = (int)v};
+    }
+  }
   args[nargs++] = (grpc_arg){.type = GRPC_ARG_INTEGER,
                              .key = GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL,
                              .value.integer = 1};

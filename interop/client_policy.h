@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* Space separated names of the LB policies this build can use. */
+const char *client_policy_names(void);
+
 /* Registers extra LB policies (call right after grpc_init()) and, when
  * peer_index >= 0, sets this process's coordinate (peer_index of
  * peer_count). Returns 0, or -1 with a message in err. */

@@ -4,6 +4,8 @@
 
 #include "interop/client_policy.h"
 
+const char *client_policy_names(void) { return "round_robin pick_first"; }
+
 int client_policy_setup(long peer_index, long peer_count, char *err, size_t err_len) {
   (void)peer_count;
   if (peer_index >= 0) {

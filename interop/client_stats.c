@@ -33,6 +33,7 @@ struct client_stats {
   long started[CLIENT_METHODS];
   long results[CLIENT_METHODS][17];
   peer_table peers;
+  peer_table failed_addresses;
   latency_hist hist;
   stats_watcher *watchers;
 };
@@ -77,6 +78,7 @@ void client_stats_destroy(client_stats *s) {
     free(w);
   }
   free(s->peers.items);
+  free(s->failed_addresses.items);
   pthread_mutex_destroy(&s->mu);
   free(s);
 }
@@ -104,6 +106,13 @@ void client_stats_finished(client_stats *s, client_method m, int code, const cha
     if (known && code == 0) peer_add(&w->peers, peer);
     else w->failures++;
   }
+  pthread_mutex_unlock(&s->mu);
+}
+
+void client_stats_failed_address(client_stats *s, const char *address) {
+  if (s == NULL || address == NULL || address[0] == '\0') return;
+  pthread_mutex_lock(&s->mu);
+  peer_add(&s->failed_addresses, address);
   pthread_mutex_unlock(&s->mu);
 }
 
@@ -254,5 +263,27 @@ void client_stats_write_peers(client_stats *s, FILE *f) {
     fprintf(f, ":%ld", s->peers.items[i].count);
   }
   fputc('}', f);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void client_stats_write_details(client_stats *s, FILE *f) {
+  if (s == NULL || f == NULL) return;
+  pthread_mutex_lock(&s->mu);
+  fprintf(f, "\"failed_addresses\":{");
+  for (size_t i = 0; i < s->failed_addresses.n; i++) {
+    if (i) fputc(',', f);
+    json_write_string(f, s->failed_addresses.items[i].name);
+    fprintf(f, ":%ld", s->failed_addresses.items[i].count);
+  }
+  fprintf(f, "},\"latency_hist\":[");
+  int first = 1;
+  for (int i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+    if (s->hist.buckets[i] == 0) continue;
+    fprintf(f, "%s[%llu,%llu]", first ? "" : ",",
+            (unsigned long long)latency_hist_bucket_value(i),
+            (unsigned long long)s->hist.buckets[i]);
+    first = 0;
+  }
+  fputc(']', f);
   pthread_mutex_unlock(&s->mu);
 }

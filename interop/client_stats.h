@@ -31,6 +31,10 @@ void client_stats_started(client_stats *s, client_method m);
 void client_stats_finished(client_stats *s, client_method m, int code, const char *peer,
                            uint64_t latency_us);
 
+/* Records the address (grpc_call_get_peer) a failed call went to, so a
+ * runner can tell failures on a killed backend from the others. */
+void client_stats_failed_address(client_stats *s, const char *address);
+
 /* Starts watching the next `num_rpcs` (> 0) finished calls. NULL on bad
  * arguments or out of memory. The watcher belongs to `s` until
  * client_stats_unwatch. */
@@ -62,5 +66,9 @@ void client_stats_totals(client_stats *s, client_totals *out);
 
 /* Writes `"peers":{"host":count,...}` (the member, without braces around). */
 void client_stats_write_peers(client_stats *s, FILE *f);
+
+/* Writes `"failed_addresses":{...}` and `"latency_hist":[[us,count],...]`
+ * (non-empty buckets of the OK-call histogram), comma separated. */
+void client_stats_write_details(client_stats *s, FILE *f);
 
 #endif

@@ -31,6 +31,18 @@ void latency_hist_record(latency_hist *h, uint64_t us) {
   if (us > h->max_us) h->max_us = us;
 }
 
+void latency_hist_record_n(latency_hist *h, uint64_t us, uint64_t n) {
+  if (h == NULL || n == 0) return;
+  h->buckets[bucket_of(us)] += n;
+  h->count += n;
+  h->sum_us += (double)us * (double)n;
+  if (us > h->max_us) h->max_us = us;
+}
+
+uint64_t latency_hist_bucket_value(int i) {
+  return (i < 0 || i >= LATENCY_HIST_BUCKETS) ? 0 : bucket_mid(i);
+}
+
 uint64_t latency_hist_quantile(const latency_hist *h, double q) {
   if (h == NULL || h->count == 0 || !(q >= 0.0 && q <= 1.0)) return 0;
   uint64_t rank = (uint64_t)ceil(q * (double)h->count);

@@ -14,7 +14,8 @@
  * Figures (calls per method, failures, connections from channelz) go as one
  * JSON object to --stats-file: rewritten atomically every
  * --stats-interval-ms while running and once more at exit. SIGTERM/SIGINT
- * shut the server down cleanly (exit status 0).
+ * shut the server down gracefully (GOAWAY; calls in flight get
+ * --shutdown-grace-ms to finish) and it exits with status 0.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -64,6 +65,7 @@ typedef struct options {
   long threads;
   const char *stats_file;
   long stats_interval_ms;
+  long shutdown_grace_ms;
 } options;
 
 typedef struct server_state {
@@ -73,7 +75,8 @@ typedef struct server_state {
   int bound_port;
   grpc_server *server;
   void *methods[M_COUNT];
-  atomic_bool shutting_down;
+  atomic_bool shutting_down; /* no new delays; health says NOT_SERVING */
+  atomic_bool flush_delayed; /* grace period over: answer delayed calls now */
   atomic_long calls[M_COUNT];
   atomic_long calls_by_code[17]; /* answers by status code */
   atomic_long delayed_rejected;
@@ -274,7 +277,7 @@ static void handle_new_call(call_slot *s) {
   }
   build_answer(s, &b);
   long delay_ms = b.sleep_ms + (s->method == M_HEALTH ? 0 : st->opt.extra_latency_ms);
-  if (delay_ms > 0 && !atomic_load(&st->shutting_down)) {
+  if (delay_ms > 0 && !atomic_load(&st->flush_delayed)) {
     int64_t due = delay_queue_now_ns() + (int64_t)delay_ms * 1000000LL;
     if (delay_queue_push(w->delayed, due, s) == 0) return;
     atomic_fetch_add(&st->delayed_rejected, 1);
@@ -295,7 +298,7 @@ static void *worker_main(void *arg) {
     int64_t now = delay_queue_now_ns();
     call_slot *due;
     while ((due = delay_queue_pop_due(w->delayed, now)) != NULL) send_answer(due);
-    if (atomic_load(&st->shutting_down)) {
+    if (atomic_load(&st->flush_delayed)) {
       while ((due = delay_queue_pop_any(w->delayed)) != NULL) send_answer(due);
     }
     /* Wake for the next timer, and at least every 100 ms to see shutdown. */
@@ -360,7 +363,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: server [--port P] [--host ADDR] [--server-id ID] [--hostname NAME]\n"
           "              [--extra-latency-ms N] [--threads T] [--stats-file PATH]\n"
-          "              [--stats-interval-ms N]\n");
+          "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -372,6 +375,7 @@ static int parse_options(int argc, char **argv, options *o) {
   o->threads = 2;
   o->stats_file = NULL;
   o->stats_interval_ms = 200;
+  o->shutdown_grace_ms = 2000;
   for (int i = 1; i < argc; i++) {
     const char *v;
     int r;
@@ -390,6 +394,7 @@ static int parse_options(int argc, char **argv, options *o) {
     NUM("extra-latency-ms", extra_latency_ms, 0, RPC_BEHAVIOR_MAX_SLEEP_MS)
     NUM("threads", threads, 1, MAX_THREADS)
     NUM("stats-interval-ms", stats_interval_ms, 10, 60000)
+    NUM("shutdown-grace-ms", shutdown_grace_ms, 0, 60000)
     STR("host", host)
     STR("server-id", server_id)
     STR("hostname", hostname)
@@ -476,17 +481,28 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* Final sample while clients may still be connected, then shut down:
-   * delayed calls are answered at once, new calls are refused. */
+  /* Final sample while clients may still be connected, then a graceful
+   * shutdown: GOAWAY, no new calls, calls in flight (also delayed ones) get
+   * --shutdown-grace-ms to finish; after that they are answered at once
+   * and whatever is left is cancelled. */
   channelz_tracker_sample(st.conns);
   atomic_store(&st.shutting_down, true);
   grpc_server_shutdown_and_notify(st.server, shutdown_cq, NULL);
-  grpc_server_cancel_all_calls(st.server);
   grpc_event ev = grpc_completion_queue_pluck(
-      shutdown_cq, NULL, gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                                      gpr_time_from_seconds(10, GPR_TIMESPAN)),
+      shutdown_cq, NULL,
+      gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                   gpr_time_from_millis(st.opt.shutdown_grace_ms, GPR_TIMESPAN)),
       NULL);
-  if (ev.type != GRPC_OP_COMPLETE) fprintf(stderr, "server: shutdown timed out\n");
+  if (ev.type != GRPC_OP_COMPLETE) {
+    atomic_store(&st.flush_delayed, true);
+    grpc_server_cancel_all_calls(st.server);
+    ev = grpc_completion_queue_pluck(
+        shutdown_cq, NULL,
+        gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_seconds(10, GPR_TIMESPAN)),
+        NULL);
+    if (ev.type != GRPC_OP_COMPLETE) fprintf(stderr, "server: shutdown timed out\n");
+  }
+  atomic_store(&st.flush_delayed, true);
   grpc_server_destroy(st.server);
   for (long t = 0; t < st.opt.threads; t++) grpc_completion_queue_shutdown(workers[t].cq);
   for (long t = 0; t < st.opt.threads; t++) {
