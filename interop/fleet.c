@@ -11,6 +11,7 @@
  * With no arguments: the balance scenario (10 servers, 4 clients, 3 s per
  * mode) for every available mode: aperture's modes and round_robin when
  * the aperture policy is linked, else round_robin and pick_first.
+ * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
  */
@@ -606,6 +607,13 @@ int main(int argc, char **argv) {
   } else {
     const char *wd = getenv("BUILD_WORKING_DIRECTORY"); /* set by bazel run */
     snprintf(svg, sizeof(svg), "%s/fleet.svg", wd ? wd : ".");
+  }
+  char report[4300];
+  snprintf(report, sizeof(report), "%s/report.json", rn.out_dir);
+  FILE *rf = fopen(report, "w");
+  if (rf != NULL) {
+    fleet_report_json(rf, runs, n_runs);
+    fclose(rf);
   }
   if (rn.json) fleet_report_json(stdout, runs, n_runs);
   else fleet_report_table(stdout, runs, n_runs);
