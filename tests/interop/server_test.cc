@@ -104,7 +104,7 @@ TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
   ASSERT_EQ(GRPC_STATUS_OK, warm.code);
   unary_result_free(&warm);
 
-  // Start a call that sleeps 5 s, without waiting for it.
+  // Start a call that sleeps 1.5 s, without waiting for it.
   grpc_completion_queue *cq = grpc_completion_queue_create_for_next(nullptr);
   grpc_call *slow = grpc_channel_create_call(
       c.ch, nullptr, GRPC_PROPAGATE_DEFAULTS, cq,
@@ -112,7 +112,7 @@ TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
       gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_seconds(30, GPR_TIMESPAN)), nullptr);
   grpc_metadata md[1];
   md[0].key = grpc_slice_from_static_string("rpc-behavior");
-  md[0].value = grpc_slice_from_static_string("sleep-5000");
+  md[0].value = grpc_slice_from_static_string("sleep-1500");
   grpc_slice empty = grpc_empty_slice();
   grpc_byte_buffer *req = grpc_raw_byte_buffer_create(&empty, 0);
   grpc_metadata_array initial, trailing;
