@@ -127,8 +127,8 @@ static void print_table(const scenario *s, int per_server) {
 }
 
 static void print_stats_json(const char *key, const sim_stats *st) {
-  printf("\"%s\":{\"mean\":%.10g,\"max_mean\":%.10g,\"min_mean\":%.10g,"
-         "\"cv\":%.10g}",
+  printf("\"%s\":{\"mean\":%.15g,\"max_mean\":%.15g,\"min_mean\":%.15g,"
+         "\"cv\":%.15g}",
          key, st->mean, st->max_over_mean, st->min_over_mean, st->cv);
 }
 
@@ -148,7 +148,7 @@ static void print_json(const char *key, const scenario *s) {
       printf("%s%.0f", i ? "," : "", r->conns[i]);
     printf("],\"per_server_load\":[");
     for (uint32_t i = 0; i < s->servers; i++)
-      printf("%s%.10g", i ? "," : "", r->load[i]);
+      printf("%s%.15g", i ? "," : "", r->load[i]);
     printf("]}");
   }
   printf("]}");

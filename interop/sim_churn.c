@@ -193,10 +193,10 @@ int sim_verb_churn(int argc, char **argv) {
            "\"modes\":[",
            servers, clients, min_aperture);
     for (int k = 0; k < NUM_CHURN_MODES; k++)
-      printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"remove_changed\":%.10g,"
-             "\"remove_changed_max\":%.10g,\"remove_optimum\":%.10g,"
-             "\"add_changed\":%.10g,\"add_changed_max\":%.10g,"
-             "\"add_optimum\":%.10g}",
+      printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"remove_changed\":%.15g,"
+             "\"remove_changed_max\":%.15g,\"remove_optimum\":%.15g,"
+             "\"add_changed\":%.15g,\"add_changed_max\":%.15g,"
+             "\"add_optimum\":%.15g}",
              k ? "," : "", sim_sessions_mode_name(churn_mode(k)),
              pr[k].sessions, pr[k].remove_mean, pr[k].remove_max,
              pr[k].remove_opt, pr[k].add_mean, pr[k].add_max, pr[k].add_opt);
@@ -206,10 +206,10 @@ int sim_verb_churn(int argc, char **argv) {
              "\"positions\":%u,\"modes\":[",
              g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
       for (int k = 0; k < NUM_CHURN_MODES; k++)
-        printf("%s{\"mode\":\"%s\",\"remove_worst\":%.10g,\"remove_servers\":%u,"
-               "\"remove_clients\":%u,\"remove_optimum\":%.10g,"
-               "\"add_worst\":%.10g,\"add_servers\":%u,\"add_clients\":%u,"
-               "\"add_optimum\":%.10g}",
+        printf("%s{\"mode\":\"%s\",\"remove_worst\":%.15g,\"remove_servers\":%u,"
+               "\"remove_clients\":%u,\"remove_optimum\":%.15g,"
+               "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
+               "\"add_optimum\":%.15g}",
                k ? "," : "", sim_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
                gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt);

@@ -132,19 +132,19 @@ int sim_verb_hash(int argc, char **argv) {
   double ideal_add = 1.0 / (wsum + 1), ideal_remove = w[0] / wsum;
   if (json) {
     printf("{\"keys\":%u,\"weights\":[", nkeys);
-    for (size_t m = 0; m < n; m++) printf("%s%.10g", m ? "," : "", w[m]);
-    printf("],\"ideal_moved_add\":%.10g,\"ideal_moved_remove\":%.10g,"
+    for (size_t m = 0; m < n; m++) printf("%s%.15g", m ? "," : "", w[m]);
+    printf("],\"ideal_moved_add\":%.15g,\"ideal_moved_remove\":%.15g,"
            "\"rows\":[",
            ideal_add, ideal_remove);
     for (size_t i = 0; i < vnodes.n; i++) {
       printf("%s{\"vnodes\":%u,\"key_share\":[", i ? "," : "", rows[i].vnodes);
       for (size_t m = 0; m < n; m++)
-        printf("%s%.10g", m ? "," : "", rows[i].key_share[m]);
+        printf("%s%.15g", m ? "," : "", rows[i].key_share[m]);
       printf("],\"ring_share\":[");
       for (size_t m = 0; m < n; m++)
-        printf("%s%.10g", m ? "," : "", rows[i].ring_share[m]);
-      printf("],\"worst_rel_error\":%.10g,\"moved_add\":%.10g,"
-             "\"moved_remove\":%.10g}",
+        printf("%s%.15g", m ? "," : "", rows[i].ring_share[m]);
+      printf("],\"worst_rel_error\":%.15g,\"moved_add\":%.15g,"
+             "\"moved_remove\":%.15g}",
              rows[i].worst_rel_error, rows[i].moved_add, rows[i].moved_remove);
     }
     printf("]}\n");

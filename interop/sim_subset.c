@@ -30,13 +30,13 @@ static void print_table(const ap_aperture *a, uint32_t servers) {
 }
 
 static void print_json(const ap_aperture *a) {
-  printf("{\"mode\":\"%s\",\"offset\":%.10g,\"width\":%.10g,\"logical\":%u,"
+  printf("{\"mode\":\"%s\",\"offset\":%.15g,\"width\":%.15g,\"logical\":%u,"
          "\"endpoints\":[",
          ap_mode_name(ap_aperture_mode(a)), ap_aperture_offset(a),
          ap_aperture_width(a), ap_aperture_logical(a));
   for (size_t k = 0; k < ap_aperture_count(a); k++) {
     const ap_member *m = ap_aperture_member(a, k);
-    printf("%s{\"index\":%u,\"weight\":%.10g,\"pick_weight\":%.10g}",
+    printf("%s{\"index\":%u,\"weight\":%.15g,\"pick_weight\":%.15g}",
            k ? "," : "", m->index, m->intersection, m->pick_weight);
   }
   printf("]}\n");

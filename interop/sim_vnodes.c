@@ -92,8 +92,8 @@ int sim_verb_vnodes(int argc, char **argv) {
     printf("{\"nodes\":%u,\"seeds\":%u,\"rows\":[", nodes, seeds);
     for (size_t i = 0; i < vnodes.n; i++) {
       double v = rows[i].v;
-      printf("%s{\"v\":%u,\"imbalance\":%.10g,\"cv\":%.10g,\"rms_cv\":%.10g,"
-             "\"inv_sqrt_v\":%.10g,\"cv_sqrt_v\":%.10g,\"formula\":%.10g}",
+      printf("%s{\"v\":%u,\"imbalance\":%.15g,\"cv\":%.15g,\"rms_cv\":%.15g,"
+             "\"inv_sqrt_v\":%.15g,\"cv_sqrt_v\":%.15g,\"formula\":%.15g}",
              i ? "," : "", rows[i].v, rows[i].imbalance, rows[i].cv,
              rows[i].rms_cv, 1 / sqrt(v), rows[i].cv * sqrt(v),
              sqrt((1 - 1.0 / nodes) / v));
