@@ -63,6 +63,7 @@ typedef struct options {
   double linger_s;
   long status_port; /* -1: no aperture status server */
   long max_backoff_ms; /* 0: gRPC's default reconnect backoff */
+  long dns_min_interval_ms; /* 0: gRPC's default (30 s between re-resolutions) */
 } options;
 
 /* One call in flight. */
@@ -195,7 +196,8 @@ static void usage(void) {
           "              [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]\n"
           "              [--wait-for-ready] [--peer-index I --peer-count N]\n"
           "              [--stats-port P] [--status-port P] [--summary-file PATH]\n"
-          "              [--linger-s S] [--max-backoff-ms MS] [--print-policies]\n");
+          "              [--linger-s S] [--max-backoff-ms MS] [--dns-min-interval-ms MS]\n"
+          "              [--print-policies]\n");
 }
 
 static char g_lb_config[512];
@@ -241,6 +243,7 @@ static int parse_options(int argc, char **argv, options *o) {
     NUM("stats-port", stats_port, 0, 65535)
     NUM("status-port", status_port, 0, 65535)
     NUM("max-backoff-ms", max_backoff_ms, 100, 600000)
+    NUM("dns-min-interval-ms", dns_min_interval_ms, 1, 600000)
     DBL("rate", rate, 0, 1e7)
     DBL("duration-s", duration_s, 0.001, 86400)
     DBL("linger-s", linger_s, 0, 3600)
@@ -376,8 +379,14 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  grpc_arg args[5];
+  grpc_arg args[6];
   size_t nargs = 0;
+  if (o.dns_min_interval_ms > 0) {
+    /* lets a dns: target pick up membership changes quickly */
+    args[nargs++] = (grpc_arg){.type = GRPC_ARG_INTEGER,
+                               .key = GRPC_ARG_DNS_MIN_TIME_BETWEEN_RESOLUTIONS_MS,
+                               .value.integer = (int)o.dns_min_interval_ms};
+  }
   if (o.max_backoff_ms > 0) {
     /* Faster reconnection for fleets that kill and restart backends. */
     const char *keys[3] = {GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "interop/delay_queue.h"
+#include "interop/dns_stub.h"
 #include "interop/flags.h"
 #include "interop/fleet_report.h"
 #include "interop/json_read.h"
@@ -118,6 +119,7 @@ static const mode_def *find_mode(const char *name, size_t len) {
 /* A server process of a run. */
 typedef struct server_slot {
   proc *p;
+  char host[32];
   int port;
   char stats[4200];
   long calls_before;       /* calls answered by an earlier (killed) instance */
@@ -125,6 +127,7 @@ typedef struct server_slot {
   long conns_opened_before;
 } server_slot;
 
+/* Starts server i on slot->host:port (port 0 = ephemeral). */
 static int start_server(const runner *rn, const scenario_cfg *sc, const char *dir, int i,
                         int port, const char *stats_suffix, server_slot *slot) {
   char name[32], port_s[16], lat[16], log[4200];
@@ -133,9 +136,11 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   snprintf(lat, sizeof(lat), "%ld", sc->slow_latency_ms);
   snprintf(slot->stats, sizeof(slot->stats), "%s/%s%s.json", dir, name, stats_suffix);
   snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-  char *argv[16];
+  char *argv[20];
   int n = 0;
   argv[n++] = (char *)rn->server_bin;
+  argv[n++] = "--host";
+  argv[n++] = slot->host;
   argv[n++] = "--port";
   argv[n++] = port_s;
   argv[n++] = "--hostname";
@@ -206,23 +211,41 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   int n_clients = 0;
   int ok = 1;
 
-  for (int i = 0; i < total_servers && ok; i++) {
-    if (start_server(rn, sc, dir, i, 0, "", &servers[i]) != 0) {
+  /* churn: servers on 127.0.0.10, .11, ... sharing one port, found by the
+   * clients through a dns:// target served by dns_stub, so membership
+   * changes reach them as real resolver updates. Other scenarios: a fixed
+   * ipv4: list on 127.0.0.1. */
+  dns_stub *dns = NULL;
+  int shared_port = 0;
+  for (int i = 0; i < total_servers; i++) {
+    if (sc->churn) snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.%d", 10 + i);
+    else snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.1");
+  }
+  for (int i = 0; i < n_servers && ok; i++) {
+    if (start_server(rn, sc, dir, i, shared_port, "", &servers[i]) != 0) {
       snprintf(r->error, sizeof(r->error), "server s%d did not start (see %.100s)", i, dir);
       ok = 0;
     }
+    if (sc->churn) shared_port = servers[i].port;
   }
-  /* churn: the spare server's address is in the target from the start,
-   * but it only runs from churn_at_s on (reserve its port, then stop it). */
+  if (sc->churn) servers[n_servers].port = shared_port; /* the spare starts later */
+  char target[FLEET_MAX_SERVERS * 24 + 64] = "ipv4:";
   if (ok && sc->churn) {
-    proc_stop(servers[n_servers].p, 5000);
-    servers[n_servers].p = NULL;
-  }
-  char target[FLEET_MAX_SERVERS * 24 + 16] = "ipv4:";
-  for (int i = 0; ok && i < total_servers; i++) {
-    char a[32];
-    snprintf(a, sizeof(a), "%s127.0.0.1:%d", i ? "," : "", servers[i].port);
-    strcat(target, a);
+    int dns_port = 0;
+    dns = dns_stub_start("fleet.test", &dns_port);
+    const char *members[FLEET_MAX_SERVERS];
+    for (int i = 0; i < n_servers; i++) members[i] = servers[i].host;
+    if (dns == NULL || dns_stub_set(dns, members, (size_t)n_servers) != 0) {
+      snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
+      ok = 0;
+    }
+    snprintf(target, sizeof(target), "dns://127.0.0.1:%d/fleet.test:%d", dns_port, shared_port);
+  } else {
+    for (int i = 0; ok && i < n_servers; i++) {
+      char a[48];
+      snprintf(a, sizeof(a), "%s%s:%d", i ? "," : "", servers[i].host, servers[i].port);
+      strcat(target, a);
+    }
   }
 
   char rate_s[32], dur_s[32], conc_s[32], backoff_s[32];
@@ -267,6 +290,10 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       if (sc->max_backoff_ms > 0) {
         argv[n++] = "--max-backoff-ms";
         argv[n++] = backoff_s;
+      }
+      if (sc->churn) {
+        argv[n++] = "--dns-min-interval-ms";
+        argv[n++] = "100";
       }
       argv[n] = NULL;
       clients[n_clients] = proc_start(argv, log);
@@ -321,16 +348,18 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       r->recover_s = now_s() - restart_time;
     }
     if (sc->churn && !churned && t >= sc->churn_at_s) {
-      /* remove s0 (graceful stop: GOAWAY, in-flight calls finish) and add
-       * the spare server on its reserved port */
-      server_slot *gone = &servers[0];
-      proc_stop(gone->p, 5000);
-      gone->p = NULL;
-      if (start_server(rn, sc, dir, n_servers, servers[n_servers].port, "", &servers[n_servers]) != 0) {
+      /* add the spare and remove s0 in the DNS answer, then stop s0
+       * gracefully (GOAWAY): the clients re-resolve and get the new list */
+      if (start_server(rn, sc, dir, n_servers, shared_port, "", &servers[n_servers]) != 0) {
         snprintf(r->error, sizeof(r->error), "spare server did not start");
         ok = 0;
         break;
       }
+      const char *members[FLEET_MAX_SERVERS + 1];
+      for (int i = 1; i <= n_servers; i++) members[i - 1] = servers[i].host;
+      dns_stub_set(dns, members, (size_t)n_servers);
+      proc_stop(servers[0].p, 5000);
+      servers[0].p = NULL;
       churned = 1;
       disturbed = 0;
     }
@@ -348,6 +377,10 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   for (int i = 0; i < total_servers; i++) {
     if (servers[i].p) proc_stop(servers[i].p, 10000);
     servers[i].p = NULL;
+  }
+  if (dns != NULL) {
+    r->dns_queries = dns_stub_queries(dns);
+    dns_stub_stop(dns);
   }
   if (!ok) return -1;
 
@@ -377,7 +410,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   static latency_hist hist;
   latency_hist_reset(&hist);
   char disturbed_addr[64] = "";
-  if (disturbed >= 0) snprintf(disturbed_addr, sizeof(disturbed_addr), "ipv4:127.0.0.1:%d", servers[disturbed].port);
+  if (disturbed >= 0) snprintf(disturbed_addr, sizeof(disturbed_addr), "ipv4:%s:%d", servers[disturbed].host, servers[disturbed].port);
   long service_server_calls[FLEET_MAX_SERVICES][FLEET_MAX_SERVERS + 1];
   memset(service_server_calls, 0, sizeof(service_server_calls));
   r->n_services = sc->n_services;

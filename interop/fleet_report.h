@@ -61,6 +61,7 @@ typedef struct fleet_run {
   double slow_share;        /* calls share of slow servers (slow-backend), else -1 */
   double fair_share;        /* share each server would get if equal */
   double recover_s;         /* kill: seconds from restart to its first call; -1 never */
+  long dns_queries;         /* churn: A queries the clients' resolvers made */
   int complete;             /* 0: the run failed (see error) */
   char error[160];
 } fleet_run;

@@ -95,6 +95,28 @@ TEST(FleetTest, KillFailsOnlyCallsOnTheKilledServerAndTrafficReturns) {
   EXPECT_GT(Num(r, "ok"), 0);
 }
 
+TEST(FleetTest, ChurnReachesClientsThroughResolverUpdates) {
+  // s0 leaves and a spare joins through the clients' DNS resolver: every
+  // client resolves again (at least 2 queries each), the added server gets
+  // calls, and no call fails on a server that stayed.
+  std::string dir = TempDir("fleet_churn");
+  Json report = RunFleet({"--scenario", "churn", "--modes", "round_robin", "--servers", "3",
+                          "--clients", "2", "--duration-s", "2"},
+                         dir);
+  ASSERT_TRUE(report);
+  const json_value *r = FindRun(report.get(), "churn", "round_robin");
+  ASSERT_NE(nullptr, r);
+  EXPECT_GE(Num(r, "dns_queries"), 4);
+  const json_value *servers = json_get(r, "servers");
+  ASSERT_EQ(4u, json_size(servers));
+  const json_value *added = json_at(servers, 3);
+  EXPECT_EQ(1, Num(added, "added"));
+  EXPECT_GT(Num(added, "calls"), 0) << "the added server got no traffic";
+  EXPECT_EQ(1, Num(json_at(servers, 0), "removed"));
+  EXPECT_EQ(Num(r, "failed_on_disturbed"), Num(r, "failed")) << "calls failed on servers that stayed";
+  EXPECT_GT(Num(r, "ok"), 0);
+}
+
 TEST(FleetTest, SlowBackendLatencyShowsInTheTail) {
   // round_robin ignores latency: one server in 3 answers 40 ms late, so
   // about a third of the calls take >= 40 ms and p99 cannot be below it.
