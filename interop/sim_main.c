@@ -38,7 +38,7 @@ void sim_usage(void) {
       "  churn [--servers 100] [--clients 100] [--min-aperture 12]\n"
       "        [--grid | --no-grid] [--grid-servers 50,300] "
       "[--grid-clients 7,300]\n"
-      "        [--grid-step 1] [--json]\n"
+      "        [--grid-step 1] [--grid-positions 2] [--json]\n"
       "      sessions changed when one server leaves or joins, per mode, vs\n"
       "      hash-mod subsetting and the optimum; worst case over a grid.\n"
       "  vnodes [--nodes 10] [--seeds 20] [--vnodes 1,2,4,16,64,256] [--json]\n"
