@@ -94,14 +94,14 @@ static void print_table(const scenario *s, int per_server) {
   printf("%s: %u servers, services of ", s->name, s->servers);
   print_sizes(s);
   printf(" clients, min aperture %u\n\n", s->min_aperture);
-  printf("  mode        |   connections per server (mean, max/mean, min/mean, "
-         "CV) | request share (max/mean, min/mean, CV)\n");
-  printf("  ------------+--------------------------------------------------"
-         "----+---------------------------------------\n");
+  printf("  %-11s | %12s  %8s  %8s  %8s | %14s  %8s  %8s\n", "mode",
+         "conns/server", "max/mean", "min/mean", "CV", "share max/mean",
+         "min/mean", "CV");
+  printf("  ------------+------------------------------------------+-----------"
+         "----------------------\n");
   for (size_t m = 0; m < s->nmodes; m++) {
     const mode_result *r = &s->modes[m];
-    printf("  %-11s | %8.2f  %8.3f  %8.3f  %8.4f                   |  %8.3f  "
-           "%8.3f  %8.4f\n",
+    printf("  %-11s | %12.2f  %8.3f  %8.3f  %8.4f | %14.3f  %8.3f  %8.4f\n",
            ap_mode_name(r->mode), r->conn_stats.mean,
            r->conn_stats.max_over_mean, r->conn_stats.min_over_mean,
            r->conn_stats.cv, r->load_stats.max_over_mean,
