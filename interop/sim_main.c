@@ -16,7 +16,7 @@ static const sim_verb verbs[] = {
     {"subset", sim_verb_subset},       {"connections", sim_verb_connections},
     {"balance", sim_verb_balance},     {"churn", sim_verb_churn},
     {"vnodes", sim_verb_vnodes},       {"vdc", sim_verb_vdc},
-    {"hash", sim_verb_hash},
+    {"hash", sim_verb_hash},           {"placement", sim_verb_placement},
 };
 
 void sim_usage(void) {
@@ -49,6 +49,10 @@ void sim_usage(void) {
       "       [--keys 100000] [--json]\n"
       "      consistent-hash ring: load share vs weight, keys moved on\n"
       "      add/remove.\n"
+      "  placement [--servers 100] [--clients 100] [--min-aperture 12] "
+      "[--json]\n"
+      "      experiment: servers at Van der Corput positions of a stable\n"
+      "      index vs the modes (issue 7 stretch).\n"
       "  help\n"
       "      this text.\n"
       "\n"
