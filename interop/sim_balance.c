@@ -50,19 +50,10 @@ static int run_mode(scenario *s, mode_result *r, ap_error *err) {
   int rc = ap_ring_create(NULL, s->servers, &ring, err);
   double clients_total = 0;
   for (size_t k = 0; rc == AP_OK && k < s->services; k++) {
-    ap_aperture **aps = calloc(s->sizes[k], sizeof *aps);
-    if (aps == NULL) {
-      rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-      break;
-    }
-    rc = sim_service_apertures(ring, r->mode, s->sizes[k], s->min_aperture,
-                               (uint32_t)k, aps, err);
-    if (rc == AP_OK) {
-      sim_accumulate(aps, s->sizes[k], 1.0, r->conns, r->load);
-      sim_apertures_free(aps, s->sizes[k]);
-      clients_total += s->sizes[k];
-    }
-    free(aps);
+    rc = sim_service_accumulate(ring, r->mode, s->sizes[k], s->min_aperture,
+                                (uint32_t)k, 1.0, r->conns, r->load, NULL,
+                                err);
+    clients_total += s->sizes[k];
   }
   ap_ring_destroy(ring);
   if (rc != AP_OK) return rc;

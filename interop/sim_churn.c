@@ -89,6 +89,20 @@ static uint32_t next_clients(uint32_t c, uint32_t hi) {
   return (next > hi && c < hi) ? hi : next;
 }
 
+/* Work of a grid in units of session comparisons, dominated by mesh (each
+ * client holds every server): sum over cells of C x (N + 13) x (positions
+ * + 1). */
+static double grid_work(const grid_spec *g) {
+  double work = 0;
+  for (uint32_t c = g->c_lo; c <= g->c_hi; c = next_clients(c, g->c_hi))
+    for (uint32_t n = g->n_lo; n <= g->n_hi; n += g->step)
+      work += (double)c * (n + 13.0) * (g->positions + 1.0);
+  return work;
+}
+
+/* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
+static const double kDefaultGridWork = 2.6e8;
+
 /* Position-averaged churn at ring size n with sessions s_lo (n-1), s (n),
  * s_hi (n+1); updates the worst case. */
 static void grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
@@ -219,11 +233,17 @@ int sim_verb_churn(int argc, char **argv) {
     return sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
   if (gc.n != 2 || gc.v[0] > gc.v[1])
     return sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
-  if ((double)servers * clients > 4e6)
+  /* The point run compares every position: mesh costs ~ N x C x N. */
+  if ((double)servers * clients > 250000)
     return sim_args_fail(argv[0], kUsage,
-                         "--servers x --clients = %.0f exceeds 4,000,000",
+                         "--servers x --clients = %.0f exceeds 250,000",
                          (double)servers * clients);
   grid_spec g = {gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions};
+  if (!no_grid && grid_work(&g) > 10 * kDefaultGridWork)
+    return sim_args_fail(argv[0], kUsage,
+                         "--grid-servers/--grid-clients/--grid-positions: "
+                         "the grid is %.0fx the default one; at most 10x",
+                         grid_work(&g) / kDefaultGridWork);
 
   churn_job jobs[NUM_CHURN_MODES];
   memset(jobs, 0, sizeof jobs);

@@ -335,6 +335,10 @@ TEST(Sim, BadInputExitsTwoWithAMessage) {
       {{"hash", "--keys", "1e5"}, "--keys"},
       {{"vdc", "--json=1", "--count", "3"}, "--json"},
       {{"placement", "--servers", "1"}, "--servers"},
+      // Sizes whose work or memory would be absurd are refused up front.
+      {{"churn", "--servers", "1000", "--clients", "1000"}, "--servers"},
+      {{"churn", "--grid-servers", "50,2000", "--grid-clients", "7,2000"}, "--grid-servers"},
+      {{"vnodes", "--nodes", "10000", "--vnodes", "4096"}, "--nodes"},
   };
   for (const auto& c : cases) {
     Result r = RunSim(c.args);
