@@ -179,3 +179,28 @@ TEST(Smooth, ConnectionsAboutAPlusOne) {
 }
 
 }  // namespace
+
+namespace {
+
+// Exhaustive small sweep: every (C, N) in 1..40 x 1..40 for A = 3 and 12:
+// equal window totals and equal per-server load, both to 1e-9.
+TEST(Smooth, BalanceSweepAllSmallShapes) {
+  for (uint32_t n = 1; n <= 40; ++n) {
+    auto ring = MakeRing(n);
+    for (uint32_t count = 1; count <= 40; ++count) {
+      for (uint32_t min_ap : {3u, 12u}) {
+        std::vector<double> load(n, 0.0), totals;
+        AddServiceLoad(ring.get(), count, min_ap, 1.0, &load, &totals);
+        auto [lo, hi] = std::minmax_element(totals.begin(), totals.end());
+        ASSERT_LE((*hi - *lo) / *hi, 1e-9)
+            << "C=" << count << " N=" << n << " A=" << min_ap;
+        for (uint32_t j = 0; j < n; ++j) {
+          ASSERT_NEAR(load[j], (double)count / n, 1e-9 * count / n)
+              << "C=" << count << " N=" << n << " A=" << min_ap << " j=" << j;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
