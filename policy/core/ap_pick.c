@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "policy/core/ap_order.h"
+#include "policy/core/ap_rng_internal.h"
 
 struct ap_pick_table {
   size_t n;
@@ -106,18 +107,18 @@ static size_t slot_at(const ap_pick_table *t, double u) {
 }
 
 size_t ap_pick1(const ap_pick_table *table, ap_rng *rng) {
-  if (table == NULL || table->n <= 1) return 0;
-  return slot_at(table, ap_rng_uniform(rng) * table->total);
+  if (table == NULL || table->n <= 1 || rng == NULL) return 0;
+  return slot_at(table, ap_rng_step_uniform(rng) * table->total);
 }
 
 void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
               size_t *second) {
   size_t a = 0, b = 0;
-  if (table != NULL && table->n > 1) {
+  if (table != NULL && table->n > 1 && rng != NULL) {
     const double *cum = table->cum;
-    a = slot_at(table, ap_rng_uniform(rng) * table->total);
+    a = slot_at(table, ap_rng_step_uniform(rng) * table->total);
     const double lo = cum[a], wa = cum[a + 1] - cum[a];
-    double u = ap_rng_uniform(rng) * (table->total - wa);
+    double u = ap_rng_step_uniform(rng) * (table->total - wa);
     /* Skip the first slot's interval; a select, not a branch: the outcome
      * is a coin flip that a branch predictor would miss half the time. */
     u += u >= lo ? wa : 0.0;

@@ -41,11 +41,13 @@ size_t ap_pick_table_size(const ap_pick_table *table);
 /* Weight of slot i (0 when out of range). */
 double ap_pick_table_weight(const ap_pick_table *table, size_t i);
 
-/* Draws two distinct slots (both 0 when the table has one slot). */
+/* Draws two distinct slots (both 0 when the table has one slot, or when
+ * table or rng is NULL). */
 void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
               size_t *second);
 
-/* Draws one slot with probability proportional to its weight. */
+/* Draws one slot with probability proportional to its weight (0 when table
+ * or rng is NULL). */
 size_t ap_pick1(const ap_pick_table *table, ap_rng *rng);
 
 /* What P2C knows of a candidate. */

@@ -117,6 +117,20 @@ TEST(Pick2, OneSlotGivesZeroZero) {
   ap_pick2(table.get(), &rng, nullptr, nullptr);
 }
 
+TEST(Pick2, NullTableOrRngGivesZeroZero) {
+  auto table = MakeTable({1, 2, 3});
+  ap_rng rng;
+  ap_rng_seed(&rng, 1);
+  size_t a = 9, b = 9;
+  ap_pick2(nullptr, &rng, &a, &b);
+  EXPECT_EQ(a + b, 0u);
+  a = b = 9;
+  ap_pick2(table.get(), nullptr, &a, &b);
+  EXPECT_EQ(a + b, 0u);
+  EXPECT_EQ(ap_pick1(nullptr, &rng), 0u);
+  EXPECT_EQ(ap_pick1(table.get(), nullptr), 0u);
+}
+
 TEST(Pick2, ExtremeWeightsStayDistinctAndInRange) {
   // A tiny slot next to huge ones: the skip arithmetic must never return
   // the first slot again or run off the end.
