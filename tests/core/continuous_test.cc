@@ -151,7 +151,8 @@ TEST(Continuous, CoverageIsExactlyMAndLoadIsEven) {
   const std::vector<std::pair<uint32_t, uint32_t>> shapes = {
       {1, 1},   {1, 10},  {3, 10},  {4, 10},   {7, 13},  {13, 78},
       {10, 3},  {25, 7},  {100, 100}, {300, 300}, {1000, 10}, {11, 1000},
-      {97, 89}, {64, 48}, {500, 1000}};
+      {97, 89}, {64, 48}, {500, 1000}, {1000, 997}, {4096, 1000},
+      {999, 10007}};
   for (auto [count, n] : shapes) {
     for (uint32_t min_ap : {1u, 2u, 12u, 40u}) {
       auto ring = MakeRing(n);

@@ -123,7 +123,7 @@ TEST(Smooth, OneServiceLoadIsExactlyEven) {
   const std::vector<std::pair<uint32_t, uint32_t>> shapes = {
       {1, 10},  {2, 10},   {4, 10},   {7, 50},   {13, 78},  {13, 77},
       {100, 100}, {100, 99}, {300, 50}, {11, 300}, {1000, 10}, {97, 89},
-      {64, 48}};
+      {64, 48}, {1000, 997}, {4096, 1000}, {999, 10007}};
   for (auto [count, n] : shapes) {
     for (uint32_t min_ap : {1u, 3u, 12u}) {
       auto ring = MakeRing(n);
