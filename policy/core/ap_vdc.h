@@ -15,6 +15,10 @@ extern "C" {
 /* The i-th value of the sequence, in [0, 1); exact (i has 32 bits). */
 double ap_vdc(uint32_t i);
 
+/* The 32 bits of i in reverse order: ap_vdc(i) == ap_vdc_bits(i) / 2^32, so
+ * sorting by ap_vdc_bits() sorts by position with integer comparisons. */
+uint32_t ap_vdc_bits(uint32_t i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -71,6 +71,65 @@ APERTURE_API int aperture_set_coordinate(uint32_t peer_index,
 /* Forgets a coordinate set by aperture_set_coordinate(). */
 APERTURE_API void aperture_clear_coordinate(void);
 
+
+/* ======================================================================
+ * Status service (module policy/status). Serves aperture.v1.ApertureStatus
+ * (proto/aperture/v1/status.proto) and grpc.health.v1.Health/Check from the
+ * live policy instances of this process. Reading it never blocks the data
+ * path: it copies each instance's last published state.
+ * ====================================================================== */
+
+struct grpc_server; /* from <grpc/grpc.h> */
+
+/* An admin gRPC server with its own completion queue and thread. */
+typedef struct aperture_status_server aperture_status_server;
+
+/* Starts an admin server listening on `address` (NULL means "127.0.0.1:0":
+ * loopback, ephemeral port). Listening on a non-loopback address, e.g.
+ * "0.0.0.0:9901", is allowed but must be asked for explicitly; the server
+ * is plaintext and unauthenticated. Requests above 64 KiB are refused with
+ * RESOURCE_EXHAUSTED, unknown methods get UNIMPLEMENTED. Calls grpc_init()
+ * (balanced by aperture_status_server_stop). On success *out owns the server:
+ * stop it with aperture_status_server_stop(). Returns APERTURE_EINVAL on bad
+ * arguments, APERTURE_EUNAVAIL when the address cannot be bound. */
+APERTURE_API int aperture_status_server_start(const char *address,
+                                              aperture_status_server **out,
+                                              aperture_error *err);
+
+/* The TCP port the server listens on (useful with port 0); -1 for NULL. */
+APERTURE_API int aperture_status_server_port(
+    const aperture_status_server *server);
+
+/* Shuts the server down: cancels calls in flight, waits for them, joins its
+ * thread and frees it. NULL is ignored. */
+APERTURE_API void aperture_status_server_stop(aperture_status_server *server);
+
+/* The status service on a grpc_server the application owns. */
+typedef struct aperture_status_service aperture_status_service;
+
+/* Registers the status and health methods and a private callback completion
+ * queue on `server`. Call before grpc_server_start(). The application keeps
+ * driving its own queues; completions of these methods run on gRPC's
+ * callback threads, so nothing else is needed. Unregistered methods are left
+ * to the application. The message size limits are the server's (requests
+ * above 64 KiB are still refused with RESOURCE_EXHAUSTED). */
+APERTURE_API int aperture_status_register(struct grpc_server *server,
+                                          aperture_status_service **out,
+                                          aperture_error *err);
+
+/* Starts serving; call after grpc_server_start(). */
+APERTURE_API int aperture_status_service_start(aperture_status_service *service,
+                                               aperture_error *err);
+
+/* Frees the service. Call after the application's server has finished
+ * shutting down (the grpc_server_shutdown_and_notify tag arrived) and
+ * before grpc_server_destroy() or after it; it waits for the service's own
+ * callbacks to finish. NULL is ignored. */
+APERTURE_API void aperture_status_service_destroy(
+    aperture_status_service *service);
+
+/* ==================== end of the status service block ================= */
+
 #ifdef __cplusplus
 }
 #endif

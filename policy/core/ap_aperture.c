@@ -1,0 +1,258 @@
+/*
+ * ap_aperture: parameter validation, mode dispatch, accessors and the member
+ * lookup index. The modes themselves live in ap_mode_*.c.
+ */
+#include "policy/core/ap_aperture.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/core/ap_aperture_internal.h"
+#include "policy/core/ap_order.h"
+
+static const char *const kModeNames[] = {"continuous", "discrete", "random",
+                                         "vdc",        "mesh",     "smooth"};
+#define AP_MODE_COUNT (sizeof(kModeNames) / sizeof(kModeNames[0]))
+
+int ap_mode_parse(const char *name, ap_mode *out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  if (name != NULL) {
+    for (size_t i = 0; i < AP_MODE_COUNT; ++i) {
+      if (strcmp(name, kModeNames[i]) == 0) {
+        *out = (ap_mode)i;
+        return AP_OK;
+      }
+    }
+  }
+  return ap_error_set(err, AP_EINVAL,
+                      "mode \"%.64s\" is unknown; accepted: continuous, "
+                      "discrete, random, vdc, mesh, smooth",
+                      name == NULL ? "(null)" : name);
+}
+
+const char *ap_mode_name(ap_mode mode) {
+  if ((unsigned)mode >= AP_MODE_COUNT) return "unknown";
+  return kModeNames[mode];
+}
+
+void ap_subset_params_init(ap_subset_params *params) {
+  if (params == NULL) return;
+  memset(params, 0, sizeof(*params));
+  params->mode = AP_MODE_CONTINUOUS;
+  params->min_aperture = AP_DEFAULT_MIN_APERTURE;
+}
+
+ap_aperture *ap_aperture_alloc(size_t capacity) {
+  ap_aperture *ap = calloc(1, sizeof(*ap));
+  if (ap == NULL) return NULL;
+  ap->members = calloc(capacity > 0 ? capacity : 1, sizeof(ap_member));
+  if (ap->members == NULL) {
+    free(ap);
+    return NULL;
+  }
+  return ap;
+}
+
+void ap_aperture_push(ap_aperture *ap, uint32_t ring_index,
+                      double intersection, double pick_weight, int widened) {
+  ap_member *m = &ap->members[ap->count++];
+  m->index = ring_index;
+  m->intersection = intersection;
+  m->pick_weight = pick_weight;
+  m->widened = widened;
+  if (widened) ap->widened++;
+}
+
+static int compare_refs(const void *a, const void *b) {
+  const ap_slot_ref *x = (const ap_slot_ref *)a, *y = (const ap_slot_ref *)b;
+  return (x->ring_index > y->ring_index) - (x->ring_index < y->ring_index);
+}
+
+int ap_aperture_seal(ap_aperture **ap, ap_error *err) {
+  ap_aperture *a = *ap;
+  a->lookup = malloc((a->count > 0 ? a->count : 1) * sizeof(ap_slot_ref));
+  if (a->lookup == NULL) {
+    ap_aperture_destroy(a);
+    *ap = NULL;
+    return ap_error_set(err, AP_ENOMEM, "out of memory for the member index");
+  }
+  /* Window modes list members clockwise: ascending ring indices with at
+   * most one wrap. Then the sorted index is a rotation, built in O(count);
+   * anything else (vdc, widened members) is sorted. */
+  const size_t n = a->count;
+  size_t descents = 0, wrap = 0;
+  for (size_t k = 1; k < n; ++k) {
+    if (a->members[k].index < a->members[k - 1].index) {
+      ++descents;
+      wrap = k;
+    }
+  }
+  const int rotation =
+      descents == 0 ||
+      (descents == 1 && a->members[n - 1].index < a->members[0].index);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t src = rotation ? (wrap + k) % n : k;
+    a->lookup[k].ring_index = a->members[src].index;
+    a->lookup[k].slot = (uint32_t)src;
+  }
+  if (!rotation) qsort(a->lookup, n, sizeof(ap_slot_ref), compare_refs);
+  return AP_OK;
+}
+
+int ap_aperture_compute(const ap_ring *ring, const ap_subset_params *params,
+                        ap_aperture **out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  *out = NULL;
+  if (ring == NULL) return ap_error_set(err, AP_EINVAL, "ring must not be NULL");
+  if (params == NULL) {
+    return ap_error_set(err, AP_EINVAL, "params must not be NULL");
+  }
+  if ((unsigned)params->mode >= AP_MODE_COUNT) {
+    return ap_error_set(err, AP_EINVAL, "params.mode is %d, not a known mode",
+                        (int)params->mode);
+  }
+  if (params->peer_count > AP_MAX_PEERS) {
+    return ap_error_set(err, AP_ERANGE, "params.peer_count is %u, max is %u",
+                        params->peer_count, AP_MAX_PEERS);
+  }
+  if (params->peer_count > 0 && params->peer_index >= params->peer_count) {
+    return ap_error_set(err, AP_EINVAL,
+                        "params.peer_index is %u, must be < peer_count %u",
+                        params->peer_index, params->peer_count);
+  }
+  if (params->min_aperture == 0) {
+    return ap_error_set(err, AP_EINVAL, "params.min_aperture must be >= 1");
+  }
+  if (params->min_aperture > AP_MAX_PEERS) {
+    return ap_error_set(err, AP_ERANGE, "params.min_aperture is %u, max is %u",
+                        params->min_aperture, AP_MAX_PEERS);
+  }
+  const size_t n = ap_ring_size(ring);
+  const uint32_t logical =
+      params->min_aperture < n ? params->min_aperture : (uint32_t)n;
+  ap_mode mode = params->mode;
+  /* Without a coordinate only the modes that need none can run. */
+  if (params->peer_count == 0 && mode != AP_MODE_MESH) mode = AP_MODE_RANDOM;
+  int rc;
+  ap_aperture *ap = NULL;
+  switch (mode) {
+    case AP_MODE_CONTINUOUS:
+      rc = ap_mode_continuous_compute(ring, params, logical, &ap, err);
+      break;
+    case AP_MODE_DISCRETE:
+      rc = ap_mode_discrete_compute(ring, params, logical, &ap, err);
+      break;
+    case AP_MODE_RANDOM:
+      rc = ap_mode_random_compute(ring, params, logical, &ap, err);
+      break;
+    case AP_MODE_VDC:
+      rc = ap_mode_vdc_compute(ring, params, logical, &ap, err);
+      break;
+    case AP_MODE_MESH:
+      rc = ap_mode_mesh_compute(ring, params, logical, &ap, err);
+      break;
+    case AP_MODE_SMOOTH:
+      rc = ap_mode_smooth_compute(ring, params, logical, &ap, err);
+      break;
+    default:
+      return ap_error_set(err, AP_EINTERNAL, "mode %d has no implementation",
+                          (int)mode);
+  }
+  if (rc != AP_OK) return rc;
+  ap->mode = mode;
+  ap->logical = logical;
+  ap->ring_size = n;
+  rc = ap_aperture_seal(&ap, err);
+  if (rc != AP_OK) return rc;
+  *out = ap;
+  return AP_OK;
+}
+
+int ap_aperture_from_window(const ap_ring *ring, double offset, double width,
+                            ap_aperture **out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  *out = NULL;
+  if (ring == NULL) return ap_error_set(err, AP_EINVAL, "ring must not be NULL");
+  if (!isfinite(offset) || offset < 0.0 || offset >= 1.0) {
+    return ap_error_set(err, AP_EINVAL, "offset is %g, must be in [0, 1)",
+                        offset);
+  }
+  if (!isfinite(width) || !(width > 0.0) || width > 1.0) {
+    return ap_error_set(err, AP_EINVAL, "width is %g, must be in (0, 1]",
+                        width);
+  }
+  const ap_window w = ap_window_real(offset, width);
+  ap_aperture *ap = NULL;
+  int rc = ap_window_members(ring, &w, &ap, err);
+  if (rc != AP_OK) return rc;
+  const size_t n = ap_ring_size(ring);
+  ap->mode = AP_MODE_CONTINUOUS;
+  ap->offset = offset;
+  ap->width = width;
+  /* The logical aperture of an explicit window: the arcs it spans. */
+  double span = width * (double)n;
+  ap->logical = span >= (double)n ? (uint32_t)n : (uint32_t)ceil(span - 1e-9);
+  if (ap->logical == 0) ap->logical = 1;
+  ap->ring_size = n;
+  rc = ap_aperture_seal(&ap, err);
+  if (rc != AP_OK) return rc;
+  *out = ap;
+  return AP_OK;
+}
+
+void ap_aperture_destroy(ap_aperture *aperture) {
+  if (aperture == NULL) return;
+  free(aperture->members);
+  free(aperture->lookup);
+  free(aperture);
+}
+
+ap_mode ap_aperture_mode(const ap_aperture *aperture) {
+  return aperture == NULL ? AP_MODE_CONTINUOUS : aperture->mode;
+}
+
+double ap_aperture_offset(const ap_aperture *aperture) {
+  return aperture == NULL ? 0.0 : aperture->offset;
+}
+
+double ap_aperture_width(const ap_aperture *aperture) {
+  return aperture == NULL ? 0.0 : aperture->width;
+}
+
+uint32_t ap_aperture_logical(const ap_aperture *aperture) {
+  return aperture == NULL ? 0 : aperture->logical;
+}
+
+size_t ap_aperture_count(const ap_aperture *aperture) {
+  return aperture == NULL ? 0 : aperture->count;
+}
+
+size_t ap_aperture_widened_count(const ap_aperture *aperture) {
+  return aperture == NULL ? 0 : aperture->widened;
+}
+
+const ap_member *ap_aperture_member(const ap_aperture *aperture, size_t k) {
+  if (aperture == NULL || k >= aperture->count) return NULL;
+  return &aperture->members[k];
+}
+
+int ap_aperture_find(const ap_aperture *aperture, uint32_t ring_index,
+                     size_t *slot) {
+  if (aperture == NULL || aperture->lookup == NULL) return 0;
+  size_t lo = 0, hi = aperture->count;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const uint32_t v = aperture->lookup[mid].ring_index;
+    if (v == ring_index) {
+      if (slot != NULL) *slot = aperture->lookup[mid].slot;
+      return 1;
+    }
+    if (v < ring_index) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,153 @@
+/*
+ * ap_pick: weighted draws over a cumulative table.
+ *
+ * cum[0] = 0, cum[i+1] = cum[i] + w_i (long double sums rounded once), and
+ * slot i owns [cum[i], cum[i+1]). A draw of u in [0, total) is the slot
+ * whose interval holds u (binary search). pick2's second draw is uniform in
+ * [0, total - w_first) and jumps over the first slot's interval, so it is
+ * uniform over the other slots' weight with no rejection loop.
+ */
+#include "policy/core/ap_pick.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "policy/core/ap_order.h"
+
+struct ap_pick_table {
+  size_t n;
+  double total;
+  double *cum; /* n + 1 entries */
+};
+
+int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
+                         ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  *out = NULL;
+  if (weights == NULL) {
+    return ap_error_set(err, AP_EINVAL, "weights must not be NULL");
+  }
+  if (n == 0 || n > AP_MAX_ENDPOINTS) {
+    return ap_error_set(err, AP_ERANGE,
+                        "n (slot count) is %zu, must be in [1, %zu]", n,
+                        AP_MAX_ENDPOINTS);
+  }
+  long double sum = 0.0L;
+  for (size_t i = 0; i < n; ++i) {
+    if (!isfinite(weights[i]) || !(weights[i] > 0.0)) {
+      return ap_error_set(err, AP_EINVAL,
+                          "weights[%zu] is %g, must be finite and > 0", i,
+                          weights[i]);
+    }
+    sum += weights[i];
+  }
+  if (!isfinite((double)sum)) {
+    return ap_error_set(err, AP_ERANGE, "sum of weights overflows");
+  }
+  ap_pick_table *t = malloc(sizeof(*t));
+  double *cum = malloc((n + 1) * sizeof(double));
+  if (t == NULL || cum == NULL) {
+    free(t);
+    free(cum);
+    return ap_error_set(err, AP_ENOMEM, "out of memory for %zu slots", n);
+  }
+  long double prefix = 0.0L;
+  cum[0] = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    prefix += weights[i];
+    cum[i + 1] = (double)prefix;
+  }
+  t->n = n;
+  t->total = cum[n];
+  t->cum = cum;
+  *out = t;
+  return AP_OK;
+}
+
+void ap_pick_table_destroy(ap_pick_table *table) {
+  if (table == NULL) return;
+  free(table->cum);
+  free(table);
+}
+
+size_t ap_pick_table_size(const ap_pick_table *table) {
+  return table == NULL ? 0 : table->n;
+}
+
+double ap_pick_table_weight(const ap_pick_table *table, size_t i) {
+  if (table == NULL || i >= table->n) return 0.0;
+  return table->cum[i + 1] - table->cum[i];
+}
+
+/* The slot i with cum[i] <= u < cum[i+1]; u beyond the total (rounding)
+ * maps to the last slot. Slots of zero rounded width are never returned.
+ * Larger tables: a branch-free binary search (the loop count depends only
+ * on n and the comparison compiles to a conditional move, so an
+ * unpredictable u costs no branch mispredictions). */
+#define AP_PICK_LINEAR_MAX 32
+
+static size_t slot_at(const ap_pick_table *t, double u) {
+  const double *cum = t->cum;
+  if (t->n <= AP_PICK_LINEAR_MAX) {
+    /* Small tables (the usual aperture of 12-13): count the boundaries at or
+     * below u. Independent comparisons vectorise and have no dependency
+     * chain, unlike the search's load-compare-select steps. */
+    size_t below = 0;
+    for (size_t i = 1; i < t->n; ++i) below += cum[i] <= u;
+    return below;
+  }
+  size_t base = 0, len = t->n; /* answer in [base, base + len) */
+  while (len > 1) {
+    const size_t half = len / 2;
+    base = cum[base + half] <= u ? base + half : base;
+    len -= half;
+  }
+  return base;
+}
+
+size_t ap_pick1(const ap_pick_table *table, ap_rng *rng) {
+  if (table == NULL || table->n <= 1) return 0;
+  return slot_at(table, ap_rng_uniform(rng) * table->total);
+}
+
+void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
+              size_t *second) {
+  size_t a = 0, b = 0;
+  if (table != NULL && table->n > 1) {
+    const double *cum = table->cum;
+    a = slot_at(table, ap_rng_uniform(rng) * table->total);
+    const double lo = cum[a], wa = cum[a + 1] - cum[a];
+    double u = ap_rng_uniform(rng) * (table->total - wa);
+    /* Skip the first slot's interval; a select, not a branch: the outcome
+     * is a coin flip that a branch predictor would miss half the time. */
+    u += u >= lo ? wa : 0.0;
+    b = slot_at(table, u);
+    if (b == a) {
+      /* Only reachable through rounding at the interval's edge: take the
+       * neighbour on the side u fell. */
+      b = (u >= lo + wa * 0.5 && a + 1 < table->n) || a == 0 ? a + 1 : a - 1;
+    }
+  }
+  if (first != NULL) *first = a;
+  if (second != NULL) *second = b;
+}
+
+/* load / weight, with a non-finite or non-positive weight counting as 1 and
+ * a NaN load as +infinity, so that bad inputs lose instead of winning. */
+static double load_of(const ap_candidate *c) { return isnan(c->load) ? INFINITY : c->load; }
+
+int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b) {
+  if (a == NULL || b == NULL) return a == NULL && b != NULL;
+  const int ha = a->healthy != 0, hb = b->healthy != 0;
+  if (ha != hb) return hb;
+  const double la = load_of(a), lb = load_of(b);
+  const double wa = isfinite(a->weight) && a->weight > 0.0 ? a->weight : 1.0;
+  const double wb = isfinite(b->weight) && b->weight > 0.0 ? b->weight : 1.0;
+  /* Compare la / wa with lb / wb without dividing (la * wb vs lb * wa), or
+   * raw loads when the weights are within 1e-4. Written as selects so that
+   * the data-dependent outcome costs no misprediction. */
+  const int close = fabs(wa - wb) <= 1e-4;
+  const double left = close ? lb : lb * wa;
+  const double right = close ? la : la * wb;
+  return left < right;
+}

@@ -1,0 +1,223 @@
+/*
+ * ap_status_handler: request decoding and response building with
+ * protobuf-c. The response messages point into the registry snapshot's
+ * strings (no copies); the snapshot is freed after packing.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "policy/status/ap_status_handler.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <grpc/status.h>
+
+#include "aperture/v1/status.pb-c.h"
+#include "grpc/health/v1/health.pb-c.h"
+#include "policy/registry/ap_registry.h"
+
+static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {
+  va_list ap;
+  reply->code = code;
+  va_start(ap, fmt);
+  vsnprintf(reply->message, sizeof reply->message, fmt, ap);
+  va_end(ap);
+}
+
+void ap_status_reply_clear(ap_status_reply *reply) {
+  if (reply == NULL) return;
+  free(reply->body);
+  memset(reply, 0, sizeof *reply);
+}
+
+/* Packs `msg` into reply->body, or sets INTERNAL/RESOURCE_EXHAUSTED. */
+static void reply_pack(ap_status_reply *reply, const ProtobufCMessage *msg) {
+  size_t size = protobuf_c_message_get_packed_size(msg);
+  reply->body = malloc(size > 0 ? size : 1);
+  if (reply->body == NULL) {
+    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte response", size);
+    return;
+  }
+  reply->body_len = protobuf_c_message_pack(msg, reply->body);
+  reply_set(reply, GRPC_STATUS_OK, "");
+}
+
+/* protobuf-c treats a NULL string as unset; keep "" explicit. */
+static char *str_or_empty(char *s) { return s != NULL ? s : (char *)""; }
+
+static Aperture__V1__CoordinateSource coordinate_source(const char *name) {
+  if (name == NULL) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
+  if (strcmp(name, "none") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_NONE;
+  if (strcmp(name, "config") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_CONFIG;
+  if (strcmp(name, "api") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_API;
+  if (strcmp(name, "environment") == 0)
+    return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_ENVIRONMENT;
+  if (strcmp(name, "hostname") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_HOSTNAME;
+  return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
+}
+
+/* ap_connectivity (-1 = no subchannel) -> proto enum (value + 1). */
+static Aperture__V1__ConnectivityState connectivity(int state) {
+  if (state < AP_CONN_IDLE || state > AP_CONN_SHUTDOWN)
+    return APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_NO_SUBCHANNEL;
+  return (Aperture__V1__ConnectivityState)(state + 1);
+}
+
+static uint32_t clamp_u32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* Per-response storage: one block per channel for its messages. */
+typedef struct ring_storage {
+  Aperture__V1__RingState ring;
+  Aperture__V1__EndpointState *endpoints;
+  Aperture__V1__EndpointState **endpoint_ptrs;
+} ring_storage;
+
+static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, size_t n) {
+  Aperture__V1__RingState *r = &rs->ring;
+  aperture__v1__ring_state__init(r);
+  r->target = str_or_empty(s->target);
+  r->mode = str_or_empty(s->mode);
+  r->peer_index = s->peer_index;
+  r->peer_count = s->peer_count;
+  r->coordinate_source = coordinate_source(s->coordinate_source);
+  r->coordinate_source_name = str_or_empty(s->coordinate_source);
+  r->offset = s->offset;
+  r->width = s->width;
+  r->min_aperture = s->min_aperture;
+  r->logical_aperture = s->logical_aperture;
+  r->physical_aperture = s->physical_aperture;
+  r->widened = s->widened;
+  r->fingerprint = (char *)s->fingerprint;
+  r->resolver_updates = s->resolver_updates;
+  r->rebuilds = s->rebuilds;
+  r->subchannels_created = s->subchannels_created;
+  r->subchannels_destroyed = s->subchannels_destroyed;
+  r->widenings = s->widenings;
+  r->last_status = str_or_empty(s->last_status);
+  r->endpoint_count = clamp_u32(s->endpoint_count);
+  r->start_index = clamp_u32(first);
+  r->next_start_index = clamp_u32(first + n);
+  r->truncated = first + n < s->endpoint_count;
+  r->n_endpoints = n;
+  r->endpoints = rs->endpoint_ptrs;
+  for (size_t i = 0; i < n; i++) {
+    const ap_endpoint_state *e = &s->endpoints[first + i];
+    Aperture__V1__EndpointState *m = &rs->endpoints[i];
+    aperture__v1__endpoint_state__init(m);
+    m->address = str_or_empty(e->address);
+    m->ring_index = e->ring_index;
+    m->endpoint_weight = e->endpoint_weight;
+    m->intersection = e->intersection;
+    m->pick_weight = e->pick_weight;
+    m->in_aperture = e->in_aperture != 0;
+    m->widened = e->widened != 0;
+    m->connectivity = connectivity(e->connectivity);
+    m->outstanding = e->outstanding;
+    m->picks = e->picks;
+    m->failures = e->failures;
+    rs->endpoint_ptrs[i] = m;
+  }
+}
+
+void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
+                                     ap_status_reply *reply) {
+  if (reply == NULL) return;
+  memset(reply, 0, sizeof *reply);
+  if (len > AP_STATUS_MAX_REQUEST_BYTES) {
+    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "request of %zu bytes exceeds the %d-byte limit",
+              len, AP_STATUS_MAX_REQUEST_BYTES);
+    return;
+  }
+  if (req == NULL && len > 0) {
+    reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "request bytes missing");
+    return;
+  }
+  Aperture__V1__GetRingStateRequest *request =
+      aperture__v1__get_ring_state_request__unpack(NULL, len, req);
+  if (request == NULL) {
+    reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "malformed GetRingStateRequest (%zu bytes)", len);
+    return;
+  }
+  size_t per_ring = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
+  if (per_ring > AP_STATUS_HARD_MAX_ENDPOINTS) per_ring = AP_STATUS_HARD_MAX_ENDPOINTS;
+  if (request->omit_endpoints) per_ring = 0;
+  size_t start = request->start_index;
+
+  ap_ring_state *states = NULL;
+  size_t count = 0;
+  ap_error err;
+  int rc = ap_registry_snapshot(request->target_filter, &states, &count, &err);
+  aperture__v1__get_ring_state_request__free_unpacked(request, NULL);
+  if (rc != AP_OK) {
+    reply_set(reply, rc == AP_ENOMEM ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
+              "registry snapshot failed: %s", err.message);
+    return;
+  }
+
+  ring_storage *rings = count > 0 ? calloc(count, sizeof *rings) : NULL;
+  Aperture__V1__RingState **ring_ptrs = count > 0 ? calloc(count, sizeof *ring_ptrs) : NULL;
+  int ok = count == 0 || (rings != NULL && ring_ptrs != NULL);
+  size_t budget = AP_STATUS_RESPONSE_ENDPOINT_BUDGET;
+  for (size_t i = 0; ok && i < count; i++) {
+    const ap_ring_state *s = &states[i];
+    size_t first = start < s->endpoint_count ? start : s->endpoint_count;
+    size_t n = s->endpoint_count - first;
+    if (n > per_ring) n = per_ring;
+    if (n > budget) n = budget;
+    budget -= n;
+    if (n > 0) {
+      rings[i].endpoints = calloc(n, sizeof *rings[i].endpoints);
+      rings[i].endpoint_ptrs = calloc(n, sizeof *rings[i].endpoint_ptrs);
+      if (rings[i].endpoints == NULL || rings[i].endpoint_ptrs == NULL) { ok = 0; break; }
+    }
+    fill_ring(s, &rings[i], first, n);
+    ring_ptrs[i] = &rings[i].ring;
+  }
+  if (ok) {
+    Aperture__V1__GetRingStateResponse response = APERTURE__V1__GET_RING_STATE_RESPONSE__INIT;
+    response.n_rings = count;
+    response.rings = ring_ptrs;
+    reply_pack(reply, &response.base);
+  } else {
+    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory building the response");
+  }
+  for (size_t i = 0; rings != NULL && i < count; i++) {
+    free(rings[i].endpoints);
+    free(rings[i].endpoint_ptrs);
+  }
+  free(rings);
+  free(ring_ptrs);
+  ap_ring_states_free(states, count);
+}
+
+void ap_status_handle_health_check(const uint8_t *req, size_t len,
+                                   ap_status_reply *reply) {
+  if (reply == NULL) return;
+  memset(reply, 0, sizeof *reply);
+  if (len > AP_STATUS_MAX_REQUEST_BYTES) {
+    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "request of %zu bytes exceeds the %d-byte limit",
+              len, AP_STATUS_MAX_REQUEST_BYTES);
+    return;
+  }
+  if (req == NULL && len > 0) {
+    reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "request bytes missing");
+    return;
+  }
+  Grpc__Health__V1__HealthCheckRequest *request =
+      grpc__health__v1__health_check_request__unpack(NULL, len, req);
+  if (request == NULL) {
+    reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "malformed HealthCheckRequest (%zu bytes)", len);
+    return;
+  }
+  const char *service = request->service != NULL ? request->service : "";
+  if (service[0] == '\0' || strcmp(service, AP_STATUS_SERVICE_NAME) == 0) {
+    Grpc__Health__V1__HealthCheckResponse response = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+    response.status = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+    reply_pack(reply, &response.base);
+  } else {
+    reply_set(reply, GRPC_STATUS_NOT_FOUND, "unknown service \"%.200s\"", service);
+  }
+  grpc__health__v1__health_check_request__free_unpacked(request, NULL);
+}

@@ -1,0 +1,460 @@
+/*
+ * ap_status_server: serves the status and health methods on a grpc_server
+ * with the public C-core API. Every completion-queue tag is a
+ * grpc_completion_queue_functor, so the same handlers run either from the
+ * admin server's own thread (a "next" queue it drains) or from gRPC's
+ * callback threads (a callback queue on an application-owned server).
+ *
+ * Each served method keeps exactly one outstanding request; when a call
+ * arrives the next request is posted first, then the call is answered with
+ * one batch (initial metadata, message, status, close). `outstanding`
+ * counts posted tags so shutdown can wait for all of them.
+ */
+#define _GNU_SOURCE
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/slice.h>
+#include <grpc/support/alloc.h>
+#include <grpc/support/time.h>
+
+#include "policy/include/aperture.h"
+#include "policy/status/ap_status_handler.h"
+
+enum call_kind { KIND_RING_STATE = 0, KIND_HEALTH = 1, KIND_UNKNOWN = 2, KIND_COUNT = 3 };
+
+struct aperture_status_service {
+  grpc_server *server;
+  grpc_completion_queue *cq;
+  void *methods[2];      /* registered method handles by kind */
+  int serve_unknown;     /* answer unregistered methods with UNIMPLEMENTED */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t outstanding;    /* posted tags not yet completed */
+  int shutting_down;     /* no new requests are posted */
+  int cq_shutdown_done;  /* callback queue's shutdown functor ran */
+  grpc_completion_queue_functor cq_shutdown;
+};
+
+struct aperture_status_server {
+  struct aperture_status_service svc;
+  pthread_t thread;
+  int port;
+  int server_shutdown_done;
+  grpc_completion_queue_functor server_shutdown;
+};
+
+typedef struct status_call {
+  grpc_completion_queue_functor functor; /* first: the tag */
+  struct aperture_status_service *svc;
+  int kind;
+  int replying;
+  grpc_call *call;
+  gpr_timespec deadline;
+  grpc_metadata_array request_md;
+  grpc_call_details details; /* KIND_UNKNOWN only */
+  grpc_byte_buffer *payload;
+  grpc_byte_buffer *response;
+  grpc_slice status_details;
+  int cancelled;
+} status_call;
+
+static int set_error(aperture_error *err, int code, const char *fmt, ...) {
+  if (err != NULL) {
+    va_list ap;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static void clear_error(aperture_error *err) {
+  if (err != NULL) {
+    err->code = APERTURE_OK;
+    err->message[0] = '\0';
+  }
+}
+
+static void call_free(status_call *c) {
+  if (c->call != NULL) grpc_call_unref(c->call);
+  grpc_metadata_array_destroy(&c->request_md);
+  if (c->kind == KIND_UNKNOWN) grpc_call_details_destroy(&c->details);
+  if (c->payload != NULL) grpc_byte_buffer_destroy(c->payload);
+  if (c->response != NULL) grpc_byte_buffer_destroy(c->response);
+  grpc_slice_unref(c->status_details);
+  free(c);
+}
+
+/* Marks one posted tag as finished. Must be the last touch of `svc`. */
+static void tag_done(struct aperture_status_service *svc) {
+  pthread_mutex_lock(&svc->mu);
+  svc->outstanding--;
+  pthread_cond_broadcast(&svc->cv);
+  pthread_mutex_unlock(&svc->mu);
+}
+
+static void on_call_event(grpc_completion_queue_functor *functor, int ok);
+
+/* Posts a request for the next call of `kind`. No-op while shutting down. */
+static int request_next(struct aperture_status_service *svc, int kind) {
+  status_call *c = calloc(1, sizeof *c);
+  if (c == NULL) return APERTURE_ENOMEM;
+  c->functor.functor_run = on_call_event;
+  c->functor.inlineable = 0;
+  c->svc = svc;
+  c->kind = kind;
+  c->status_details = grpc_empty_slice();
+  grpc_metadata_array_init(&c->request_md);
+  if (kind == KIND_UNKNOWN) grpc_call_details_init(&c->details);
+  pthread_mutex_lock(&svc->mu);
+  if (svc->shutting_down) {
+    pthread_mutex_unlock(&svc->mu);
+    call_free(c);
+    return APERTURE_ESTATE;
+  }
+  svc->outstanding++;
+  pthread_mutex_unlock(&svc->mu);
+  grpc_call_error e;
+  if (kind == KIND_UNKNOWN) {
+    e = grpc_server_request_call(svc->server, &c->call, &c->details, &c->request_md, svc->cq,
+                                 svc->cq, &c->functor);
+  } else {
+    e = grpc_server_request_registered_call(svc->server, svc->methods[kind], &c->call,
+                                            &c->deadline, &c->request_md, &c->payload, svc->cq,
+                                            svc->cq, &c->functor);
+  }
+  if (e != GRPC_CALL_OK) {
+    call_free(c);
+    tag_done(svc);
+    return APERTURE_EINTERNAL;
+  }
+  return APERTURE_OK;
+}
+
+/* Runs the handler for the call's method on its request bytes. */
+static void handle(status_call *c, ap_status_reply *reply) {
+  memset(reply, 0, sizeof *reply);
+  if (c->kind == KIND_UNKNOWN) {
+    char *method = grpc_slice_to_c_string(c->details.method);
+    reply->code = GRPC_STATUS_UNIMPLEMENTED;
+    snprintf(reply->message, sizeof reply->message, "unknown method %.200s", method);
+    gpr_free(method);
+    return;
+  }
+  if (c->payload == NULL) {
+    reply->code = GRPC_STATUS_INVALID_ARGUMENT;
+    snprintf(reply->message, sizeof reply->message, "request message missing");
+    return;
+  }
+  grpc_byte_buffer_reader reader;
+  if (!grpc_byte_buffer_reader_init(&reader, c->payload)) {
+    reply->code = GRPC_STATUS_INVALID_ARGUMENT;
+    snprintf(reply->message, sizeof reply->message, "request message unreadable");
+    return;
+  }
+  grpc_slice bytes = grpc_byte_buffer_reader_readall(&reader);
+  grpc_byte_buffer_reader_destroy(&reader);
+  const uint8_t *data = GRPC_SLICE_START_PTR(bytes);
+  size_t len = GRPC_SLICE_LENGTH(bytes);
+  if (c->kind == KIND_RING_STATE)
+    ap_status_handle_get_ring_state(data, len, reply);
+  else
+    ap_status_handle_health_check(data, len, reply);
+  grpc_slice_unref(bytes);
+}
+
+/* Answers the call with one batch. Returns 0 when the batch was started. */
+static int start_reply(status_call *c) {
+  ap_status_reply reply;
+  handle(c, &reply);
+  grpc_op ops[4];
+  memset(ops, 0, sizeof ops);
+  size_t n = 0;
+  ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
+  ops[n].data.send_initial_metadata.count = 0;
+  n++;
+  if (reply.code == GRPC_STATUS_OK) {
+    grpc_slice body = grpc_slice_from_copied_buffer((const char *)reply.body, reply.body_len);
+    c->response = grpc_raw_byte_buffer_create(&body, 1);
+    grpc_slice_unref(body);
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n].data.send_message.send_message = c->response;
+    n++;
+  }
+  c->status_details = grpc_slice_from_copied_string(reply.message);
+  ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+  ops[n].data.send_status_from_server.trailing_metadata_count = 0;
+  ops[n].data.send_status_from_server.status = (grpc_status_code)reply.code;
+  ops[n].data.send_status_from_server.status_details = &c->status_details;
+  n++;
+  ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+  ops[n].data.recv_close_on_server.cancelled = &c->cancelled;
+  n++;
+  ap_status_reply_clear(&reply);
+  c->replying = 1; /* before the batch: its completion may run at once */
+  grpc_call_error e = grpc_call_start_batch(c->call, ops, n, &c->functor, NULL);
+  if (e != GRPC_CALL_OK) {
+    c->replying = 0;
+    return -1;
+  }
+  return 0;
+}
+
+static void on_call_event(grpc_completion_queue_functor *functor, int ok) {
+  status_call *c = (status_call *)functor;
+  struct aperture_status_service *svc = c->svc;
+  if (!c->replying && ok) {
+    request_next(svc, c->kind); /* keep one request posted per method */
+    if (start_reply(c) == 0) return;
+  }
+  call_free(c);
+  tag_done(svc);
+}
+
+static int service_init(struct aperture_status_service *svc, grpc_server *server,
+                        grpc_completion_queue *cq, int serve_unknown, aperture_error *err) {
+  svc->server = server;
+  svc->cq = cq;
+  svc->serve_unknown = serve_unknown;
+  svc->methods[KIND_RING_STATE] = grpc_server_register_method(
+      server, AP_STATUS_METHOD_GET_RING_STATE, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+  svc->methods[KIND_HEALTH] = grpc_server_register_method(
+      server, AP_STATUS_METHOD_HEALTH_CHECK, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+  if (svc->methods[KIND_RING_STATE] == NULL || svc->methods[KIND_HEALTH] == NULL)
+    return set_error(err, APERTURE_ESTATE,
+                     "cannot register %s and %s (already registered, or server started)",
+                     AP_STATUS_METHOD_GET_RING_STATE, AP_STATUS_METHOD_HEALTH_CHECK);
+  return APERTURE_OK;
+}
+
+static int service_start(struct aperture_status_service *svc, aperture_error *err) {
+  for (int kind = 0; kind < KIND_COUNT; kind++) {
+    if (kind == KIND_UNKNOWN && !svc->serve_unknown) continue;
+    int rc = request_next(svc, kind);
+    if (rc != APERTURE_OK)
+      return set_error(err, rc, "cannot request calls on the server (%s)",
+                       rc == APERTURE_ESTATE ? "shutting down" : "not started?");
+  }
+  clear_error(err);
+  return APERTURE_OK;
+}
+
+static void wait_outstanding(struct aperture_status_service *svc) {
+  pthread_mutex_lock(&svc->mu);
+  svc->shutting_down = 1;
+  while (svc->outstanding > 0) pthread_cond_wait(&svc->cv, &svc->mu);
+  pthread_mutex_unlock(&svc->mu);
+}
+
+/* ---- admin server: own server, "next" queue and thread ---- */
+
+static void *admin_loop(void *arg) {
+  struct aperture_status_server *s = arg;
+  for (;;) {
+    grpc_event ev = grpc_completion_queue_next(s->svc.cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+    if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
+    if (ev.type != GRPC_OP_COMPLETE) continue;
+    grpc_completion_queue_functor *f = ev.tag;
+    f->functor_run(f, ev.success);
+  }
+  return NULL;
+}
+
+static void on_server_shutdown(grpc_completion_queue_functor *functor, int ok) {
+  (void)ok;
+  struct aperture_status_server *s =
+      (struct aperture_status_server *)((char *)functor -
+                                        offsetof(struct aperture_status_server, server_shutdown));
+  pthread_mutex_lock(&s->svc.mu);
+  s->server_shutdown_done = 1;
+  pthread_cond_broadcast(&s->svc.cv);
+  pthread_mutex_unlock(&s->svc.mu);
+}
+
+/* Frees a server that never started its thread. */
+static void admin_abort(struct aperture_status_server *s) {
+  if (s->svc.server != NULL) grpc_server_destroy(s->svc.server);
+  if (s->svc.cq != NULL) {
+    grpc_completion_queue_shutdown(s->svc.cq);
+    while (grpc_completion_queue_next(s->svc.cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(s->svc.cq);
+  }
+  pthread_cond_destroy(&s->svc.cv);
+  pthread_mutex_destroy(&s->svc.mu);
+  free(s);
+  grpc_shutdown();
+}
+
+int aperture_status_server_start(const char *address, aperture_status_server **out,
+                                 aperture_error *err) {
+  if (out == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_server_start: out is NULL");
+  *out = NULL;
+  if (address == NULL) address = "127.0.0.1:0";
+  if (address[0] == '\0')
+    return set_error(err, APERTURE_EINVAL, "aperture_status_server_start: address is empty");
+  struct aperture_status_server *s = calloc(1, sizeof *s);
+  if (s == NULL) return set_error(err, APERTURE_ENOMEM, "aperture_status_server_start: out of memory");
+  pthread_mutex_init(&s->svc.mu, NULL);
+  pthread_cond_init(&s->svc.cv, NULL);
+  s->server_shutdown.functor_run = on_server_shutdown;
+  grpc_init();
+
+  /* No SO_REUSEPORT: a busy port must fail, not share queries between two
+   * processes' status servers. */
+  grpc_arg arg[2];
+  arg[0].type = GRPC_ARG_INTEGER;
+  arg[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+  arg[0].value.integer = AP_STATUS_MAX_REQUEST_BYTES;
+  arg[1].type = GRPC_ARG_INTEGER;
+  arg[1].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
+  arg[1].value.integer = 0;
+  grpc_channel_args args = {2, arg};
+  grpc_server *server = grpc_server_create(&args, NULL);
+  grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
+  s->svc.server = server;
+  s->svc.cq = cq;
+  if (server == NULL || cq == NULL) {
+    admin_abort(s);
+    return set_error(err, APERTURE_EINTERNAL, "aperture_status_server_start: gRPC refused to create a server");
+  }
+  grpc_server_register_completion_queue(server, cq, NULL);
+  int rc = service_init(&s->svc, server, cq, 1, err);
+  if (rc != APERTURE_OK) {
+    admin_abort(s);
+    return rc;
+  }
+  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+  s->port = grpc_server_add_http2_port(server, address, creds);
+  grpc_server_credentials_release(creds);
+  if (s->port <= 0) {
+    admin_abort(s);
+    return set_error(err, APERTURE_EUNAVAIL, "aperture_status_server_start: cannot listen on \"%.200s\"",
+                     address);
+  }
+  grpc_server_start(server);
+  rc = service_start(&s->svc, err);
+  if (rc == APERTURE_OK && pthread_create(&s->thread, NULL, admin_loop, s) != 0)
+    rc = set_error(err, APERTURE_EINTERNAL, "aperture_status_server_start: cannot create its thread");
+  if (rc != APERTURE_OK) {
+    /* Requests may be posted: drain them on this thread, then free. */
+    pthread_mutex_lock(&s->svc.mu);
+    s->svc.shutting_down = 1;
+    pthread_mutex_unlock(&s->svc.mu);
+    grpc_server_shutdown_and_notify(server, cq, &s->server_shutdown);
+    grpc_server_cancel_all_calls(server);
+    grpc_completion_queue_shutdown(cq);
+    admin_loop(s);
+    grpc_server_destroy(server);
+    grpc_completion_queue_destroy(cq);
+    s->svc.server = NULL;
+    s->svc.cq = NULL;
+    admin_abort(s);
+    return rc;
+  }
+  *out = s;
+  clear_error(err);
+  return APERTURE_OK;
+}
+
+int aperture_status_server_port(const aperture_status_server *server) {
+  return server != NULL ? server->port : -1;
+}
+
+void aperture_status_server_stop(aperture_status_server *s) {
+  if (s == NULL) return;
+  pthread_mutex_lock(&s->svc.mu);
+  s->svc.shutting_down = 1;
+  pthread_mutex_unlock(&s->svc.mu);
+  grpc_server_shutdown_and_notify(s->svc.server, s->svc.cq, &s->server_shutdown);
+  grpc_server_cancel_all_calls(s->svc.server);
+  pthread_mutex_lock(&s->svc.mu);
+  while (!s->server_shutdown_done || s->svc.outstanding > 0)
+    pthread_cond_wait(&s->svc.cv, &s->svc.mu);
+  pthread_mutex_unlock(&s->svc.mu);
+  grpc_server_destroy(s->svc.server);
+  grpc_completion_queue_shutdown(s->svc.cq);
+  pthread_join(s->thread, NULL);
+  grpc_completion_queue_destroy(s->svc.cq);
+  pthread_cond_destroy(&s->svc.cv);
+  pthread_mutex_destroy(&s->svc.mu);
+  free(s);
+  grpc_shutdown();
+}
+
+/* ---- the service on an application-owned server: callback queue ---- */
+
+static void on_cq_shutdown(grpc_completion_queue_functor *functor, int ok) {
+  (void)ok;
+  struct aperture_status_service *svc =
+      (struct aperture_status_service *)((char *)functor -
+                                         offsetof(struct aperture_status_service, cq_shutdown));
+  pthread_mutex_lock(&svc->mu);
+  svc->cq_shutdown_done = 1;
+  pthread_cond_broadcast(&svc->cv);
+  pthread_mutex_unlock(&svc->mu);
+}
+
+int aperture_status_register(struct grpc_server *server, aperture_status_service **out,
+                             aperture_error *err) {
+  if (out == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_register: out is NULL");
+  *out = NULL;
+  if (server == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_register: server is NULL");
+  struct aperture_status_service *svc = calloc(1, sizeof *svc);
+  if (svc == NULL) return set_error(err, APERTURE_ENOMEM, "aperture_status_register: out of memory");
+  pthread_mutex_init(&svc->mu, NULL);
+  pthread_cond_init(&svc->cv, NULL);
+  svc->cq_shutdown.functor_run = on_cq_shutdown;
+  grpc_init();
+  grpc_completion_queue *cq = grpc_completion_queue_create_for_callback(&svc->cq_shutdown, NULL);
+  if (cq == NULL) {
+    pthread_cond_destroy(&svc->cv);
+    pthread_mutex_destroy(&svc->mu);
+    free(svc);
+    grpc_shutdown();
+    return set_error(err, APERTURE_EINTERNAL, "aperture_status_register: cannot create a completion queue");
+  }
+  /* Registering the queue is harmless if method registration fails below:
+   * destroy() still shuts it down. */
+  grpc_server_register_completion_queue(server, cq, NULL);
+  int rc = service_init(svc, server, cq, 0, err);
+  *out = svc; /* even on failure the caller frees it with destroy() */
+  if (rc != APERTURE_OK) {
+    svc->shutting_down = 1;
+    return rc;
+  }
+  clear_error(err);
+  return APERTURE_OK;
+}
+
+int aperture_status_service_start(aperture_status_service *service, aperture_error *err) {
+  if (service == NULL)
+    return set_error(err, APERTURE_EINVAL, "aperture_status_service_start: service is NULL");
+  return service_start(service, err);
+}
+
+void aperture_status_service_destroy(aperture_status_service *svc) {
+  if (svc == NULL) return;
+  wait_outstanding(svc);
+  grpc_completion_queue_shutdown(svc->cq);
+  pthread_mutex_lock(&svc->mu);
+  while (!svc->cq_shutdown_done) pthread_cond_wait(&svc->cv, &svc->mu);
+  pthread_mutex_unlock(&svc->mu);
+  grpc_completion_queue_destroy(svc->cq);
+  pthread_cond_destroy(&svc->cv);
+  pthread_mutex_destroy(&svc->mu);
+  free(svc);
+  grpc_shutdown();
+}

@@ -1,0 +1,328 @@
+/*
+ * aperturectl: queries a process's aperture status service.
+ *
+ *   aperturectl status ADDRESS [--target SUBSTR] [--json] [--max-endpoints N]
+ *                              [--start N] [--no-endpoints] [--timeout-ms N]
+ *   aperturectl health ADDRESS [--service NAME] [--timeout-ms N]
+ *
+ * Exit codes: 0 success, 1 the call failed (unreachable, deadline, error
+ * status, or NOT_SERVING), 2 usage error, 3 the response could not be decoded.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aperture/v1/status.pb-c.h"
+#include "grpc/health/v1/health.pb-c.h"
+#include "policy/status/ap_status_client.h"
+
+enum { EXIT_OK = 0, EXIT_RPC = 1, EXIT_USAGE = 2, EXIT_DECODE = 3 };
+
+static const char *kUsage =
+    "usage:\n"
+    "  aperturectl status ADDRESS [--target SUBSTR] [--json] [--max-endpoints N]\n"
+    "                             [--start N] [--no-endpoints] [--timeout-ms N]\n"
+    "  aperturectl health ADDRESS [--service NAME] [--timeout-ms N]\n"
+    "ADDRESS is host:port of the status server, e.g. 127.0.0.1:9901.\n"
+    "--max-endpoints 0 means the server default (1000); the server caps it at 10000.\n"
+    "Exit codes: 0 ok, 1 call failed, 2 usage, 3 undecodable response.\n";
+
+static const char *status_code_name(int code) {
+  static const char *names[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT",
+                                "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+                                "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+                                "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL",
+                                "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+  return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "UNKNOWN";
+}
+
+static const char *conn_name(Aperture__V1__ConnectivityState s) {
+  switch (s) {
+    case APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_IDLE: return "idle";
+    case APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_CONNECTING: return "connecting";
+    case APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY: return "ready";
+    case APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_TRANSIENT_FAILURE:
+      return "transient_failure";
+    case APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_SHUTDOWN: return "shutdown";
+    default: return "none";
+  }
+}
+
+static int parse_u32(const char *flag, const char *text, uint32_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (text[0] == '\0' || text[0] == '-' || *end != '\0' || errno != 0 || v > UINT32_MAX) {
+    fprintf(stderr, "aperturectl: %s wants a number from 0 to %u, got \"%s\"\n", flag, UINT32_MAX,
+            text);
+    return -1;
+  }
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* ---- JSON output ---- */
+
+static void json_string(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    switch (*p) {
+      case '"': fputs("\\\"", stdout); break;
+      case '\\': fputs("\\\\", stdout); break;
+      case '\n': fputs("\\n", stdout); break;
+      case '\r': fputs("\\r", stdout); break;
+      case '\t': fputs("\\t", stdout); break;
+      default:
+        if (*p < 0x20) printf("\\u%04x", *p); else putchar(*p);
+    }
+  }
+  putchar('"');
+}
+
+static void json_double(double v) {
+  if (isfinite(v)) printf("%.17g", v); else fputs("null", stdout);
+}
+
+static void print_json(const Aperture__V1__GetRingStateResponse *r) {
+  printf("{\"rings\":[");
+  for (size_t i = 0; i < r->n_rings; i++) {
+    const Aperture__V1__RingState *g = r->rings[i];
+    printf("%s\n{\"target\":", i ? "," : "");
+    json_string(g->target);
+    printf(",\"mode\":");
+    json_string(g->mode);
+    printf(",\"peer_index\":%u,\"peer_count\":%u,\"coordinate_source\":", g->peer_index,
+           g->peer_count);
+    json_string(g->coordinate_source_name);
+    printf(",\"offset\":");
+    json_double(g->offset);
+    printf(",\"width\":");
+    json_double(g->width);
+    printf(",\"min_aperture\":%u,\"logical_aperture\":%u,\"physical_aperture\":%u,\"widened\":%u",
+           g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened);
+    printf(",\"fingerprint\":");
+    json_string(g->fingerprint);
+    printf(",\"resolver_updates\":%llu,\"rebuilds\":%llu,\"subchannels_created\":%llu,"
+           "\"subchannels_destroyed\":%llu,\"widenings\":%llu",
+           (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
+           (unsigned long long)g->subchannels_created,
+           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
+    printf(",\"last_status\":");
+    json_string(g->last_status);
+    printf(",\"endpoint_count\":%u,\"start_index\":%u,\"truncated\":%s,\"next_start_index\":%u",
+           g->endpoint_count, g->start_index, g->truncated ? "true" : "false",
+           g->next_start_index);
+    printf(",\"endpoints\":[");
+    for (size_t k = 0; k < g->n_endpoints; k++) {
+      const Aperture__V1__EndpointState *e = g->endpoints[k];
+      printf("%s\n {\"address\":", k ? "," : "");
+      json_string(e->address);
+      printf(",\"ring_index\":%u,\"endpoint_weight\":", e->ring_index);
+      json_double(e->endpoint_weight);
+      printf(",\"intersection\":");
+      json_double(e->intersection);
+      printf(",\"pick_weight\":");
+      json_double(e->pick_weight);
+      printf(",\"in_aperture\":%s,\"widened\":%s,\"connectivity\":\"%s\","
+             "\"outstanding\":%llu,\"picks\":%llu,\"failures\":%llu}",
+             e->in_aperture ? "true" : "false", e->widened ? "true" : "false",
+             conn_name(e->connectivity), (unsigned long long)e->outstanding,
+             (unsigned long long)e->picks, (unsigned long long)e->failures);
+    }
+    printf("]}");
+  }
+  printf("]}\n");
+}
+
+/* ---- table output ---- */
+
+static void print_table(const Aperture__V1__GetRingStateResponse *r) {
+  if (r->n_rings == 0) {
+    printf("no aperture channels\n");
+    return;
+  }
+  for (size_t i = 0; i < r->n_rings; i++) {
+    const Aperture__V1__RingState *g = r->rings[i];
+    if (i > 0) putchar('\n');
+    printf("channel %s\n", g->target);
+    if (g->peer_count > 0)
+      printf("  mode %s  coordinate %u/%u (%s)  offset %.6f  width %.6f\n", g->mode,
+             g->peer_index, g->peer_count, g->coordinate_source_name, g->offset, g->width);
+    else
+      printf("  mode %s  coordinate none (%s)  offset %.6f  width %.6f\n", g->mode,
+             g->coordinate_source_name, g->offset, g->width);
+    printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
+           g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->fingerprint);
+    printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
+           "widenings %llu\n",
+           (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
+           (unsigned long long)g->subchannels_created,
+           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
+    printf("  last_status %s\n", g->last_status[0] ? g->last_status : "-");
+    if (g->n_endpoints > 0)
+      printf("  endpoints %u (showing %u..%u)\n", g->endpoint_count, g->start_index,
+             g->start_index + (uint32_t)g->n_endpoints - 1);
+    else
+      printf("  endpoints %u (none shown)\n", g->endpoint_count);
+    if (g->truncated)
+      printf("  truncated: more from --start %u\n", g->next_start_index);
+    if (g->n_endpoints == 0) continue;
+    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s %6s %10s %8s\n", "INDEX", "ADDRESS", "WEIGHT",
+           "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS");
+    for (size_t k = 0; k < g->n_endpoints; k++) {
+      const Aperture__V1__EndpointState *e = g->endpoints[k];
+      const char *ap = e->widened ? "w" : e->in_aperture ? "*" : "";
+      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu\n", e->ring_index,
+             e->address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
+             conn_name(e->connectivity), (unsigned long long)e->outstanding,
+             (unsigned long long)e->picks, (unsigned long long)e->failures);
+    }
+  }
+  printf("\nAP: * in the aperture, w added by widening\n");
+}
+
+/* Reports a failed call on stderr; returns the exit code. */
+static int report_call_failure(const char *address, int timeout_ms,
+                               const ap_status_call_result *res) {
+  if (res->status == 4 /* DEADLINE_EXCEEDED */)
+    fprintf(stderr, "aperturectl: %s did not answer within %d ms (DEADLINE_EXCEEDED)\n", address,
+            timeout_ms);
+  else if (res->status == 14 /* UNAVAILABLE */)
+    fprintf(stderr, "aperturectl: cannot reach %s (UNAVAILABLE: %s)\n", address, res->details);
+  else
+    fprintf(stderr, "aperturectl: %s answered %s: %s\n", address, status_code_name(res->status),
+            res->details);
+  return EXIT_RPC;
+}
+
+static int cmd_status(const char *address, int argc, char **argv) {
+  Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
+  int json = 0;
+  uint32_t timeout_ms = 5000;
+  req.target_filter = (char *)"";
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int has_value = i + 1 < argc;
+    if (strcmp(a, "--json") == 0) {
+      json = 1;
+    } else if (strcmp(a, "--no-endpoints") == 0) {
+      req.omit_endpoints = 1;
+    } else if (strcmp(a, "--target") == 0 && has_value) {
+      req.target_filter = argv[++i];
+    } else if (strcmp(a, "--max-endpoints") == 0 && has_value) {
+      if (parse_u32(a, argv[++i], &req.max_endpoints) != 0) return EXIT_USAGE;
+    } else if (strcmp(a, "--start") == 0 && has_value) {
+      if (parse_u32(a, argv[++i], &req.start_index) != 0) return EXIT_USAGE;
+    } else if (strcmp(a, "--timeout-ms") == 0 && has_value) {
+      if (parse_u32(a, argv[++i], &timeout_ms) != 0 || timeout_ms == 0 || timeout_ms > 3600000) {
+        fprintf(stderr, "aperturectl: --timeout-ms wants 1..3600000\n");
+        return EXIT_USAGE;
+      }
+    } else {
+      fprintf(stderr, "aperturectl: unknown or incomplete option \"%s\"\n%s", a, kUsage);
+      return EXIT_USAGE;
+    }
+  }
+  size_t len = aperture__v1__get_ring_state_request__get_packed_size(&req);
+  uint8_t *bytes = malloc(len + 1);
+  if (bytes == NULL) {
+    fprintf(stderr, "aperturectl: out of memory\n");
+    return EXIT_RPC;
+  }
+  aperture__v1__get_ring_state_request__pack(&req, bytes);
+  ap_status_call_result res;
+  int rc = ap_status_call(address, "/aperture.v1.ApertureStatus/GetRingState", bytes, len,
+                          (int)timeout_ms, &res);
+  free(bytes);
+  if (rc != 0) {
+    fprintf(stderr, "aperturectl: %s\n", res.details);
+    ap_status_call_result_clear(&res);
+    return EXIT_USAGE;
+  }
+  if (res.status != 0) {
+    rc = report_call_failure(address, (int)timeout_ms, &res);
+    ap_status_call_result_clear(&res);
+    return rc;
+  }
+  Aperture__V1__GetRingStateResponse *resp =
+      aperture__v1__get_ring_state_response__unpack(NULL, res.body_len, res.body);
+  ap_status_call_result_clear(&res);
+  if (resp == NULL) {
+    fprintf(stderr, "aperturectl: %s sent an undecodable GetRingStateResponse\n", address);
+    return EXIT_DECODE;
+  }
+  if (json) print_json(resp); else print_table(resp);
+  aperture__v1__get_ring_state_response__free_unpacked(resp, NULL);
+  return fflush(stdout) == 0 ? EXIT_OK : EXIT_RPC;
+}
+
+static int cmd_health(const char *address, int argc, char **argv) {
+  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+  uint32_t timeout_ms = 5000;
+  req.service = (char *)"";
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--service") == 0 && i + 1 < argc) {
+      req.service = argv[++i];
+    } else if (strcmp(argv[i], "--timeout-ms") == 0 && i + 1 < argc) {
+      i++;
+      if (parse_u32("--timeout-ms", argv[i], &timeout_ms) != 0 || timeout_ms == 0 ||
+          timeout_ms > 3600000) {
+        fprintf(stderr, "aperturectl: --timeout-ms wants 1..3600000\n");
+        return EXIT_USAGE;
+      }
+    } else {
+      fprintf(stderr, "aperturectl: unknown or incomplete option \"%s\"\n%s", argv[i], kUsage);
+      return EXIT_USAGE;
+    }
+  }
+  uint8_t bytes[1024];
+  if (grpc__health__v1__health_check_request__get_packed_size(&req) > sizeof bytes) {
+    fprintf(stderr, "aperturectl: --service name too long\n");
+    return EXIT_USAGE;
+  }
+  size_t len = grpc__health__v1__health_check_request__pack(&req, bytes);
+  ap_status_call_result res;
+  if (ap_status_call(address, "/grpc.health.v1.Health/Check", bytes, len, (int)timeout_ms,
+                     &res) != 0) {
+    fprintf(stderr, "aperturectl: %s\n", res.details);
+    ap_status_call_result_clear(&res);
+    return EXIT_USAGE;
+  }
+  if (res.status != 0) {
+    int rc = report_call_failure(address, (int)timeout_ms, &res);
+    ap_status_call_result_clear(&res);
+    return rc;
+  }
+  Grpc__Health__V1__HealthCheckResponse *resp =
+      grpc__health__v1__health_check_response__unpack(NULL, res.body_len, res.body);
+  ap_status_call_result_clear(&res);
+  if (resp == NULL) {
+    fprintf(stderr, "aperturectl: %s sent an undecodable HealthCheckResponse\n", address);
+    return EXIT_DECODE;
+  }
+  int serving = resp->status == GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+      &grpc__health__v1__health_check_response__serving_status__descriptor, (int)resp->status);
+  printf("%s\n", v != NULL ? v->name : "UNKNOWN");
+  grpc__health__v1__health_check_response__free_unpacked(resp, NULL);
+  return serving ? EXIT_OK : EXIT_RPC;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    fputs(kUsage, stdout);
+    return EXIT_OK;
+  }
+  if (argc < 3) {
+    fputs(kUsage, stderr);
+    return EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "status") == 0) return cmd_status(argv[2], argc - 3, argv + 3);
+  if (strcmp(argv[1], "health") == 0) return cmd_health(argv[2], argc - 3, argv + 3);
+  fprintf(stderr, "aperturectl: unknown command \"%s\"\n%s", argv[1], kUsage);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,318 @@
+// Tests of the consistent-hash ring (policy/core/ap_hash_ring.h) with the
+// real hash. Statistical checks use fixed key sets and fixed member names,
+// so every run sees the same numbers; tolerances are 4 standard deviations
+// of the quantity under the model "ring points are independent uniform
+// points", worked out next to each check.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "policy/core/ap_hash.h"
+#include "policy/core/ap_hash_ring.h"
+}
+
+namespace {
+
+// Owns a ring built from std::strings.
+struct Ring {
+  ap_hash_ring* ring = nullptr;
+  std::vector<std::string> names;
+  Ring(std::vector<std::string> n, const std::vector<double>& weights,
+       uint32_t vnodes)
+      : names(std::move(n)) {
+    std::vector<const char*> ptrs;
+    for (const auto& s : names) ptrs.push_back(s.c_str());
+    ap_error err;
+    int rc = ap_hash_ring_create(ptrs.data(),
+                                 weights.empty() ? nullptr : weights.data(),
+                                 ptrs.size(), vnodes, &ring, &err);
+    EXPECT_EQ(rc, AP_OK) << err.message;
+  }
+  ~Ring() { ap_hash_ring_destroy(ring); }
+  const std::string& owner(uint64_t h) const {
+    return names[ap_hash_ring_lookup(ring, h)];
+  }
+};
+
+std::vector<std::string> Members(const std::string& prefix, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; i++) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+// A fixed key set: hashes of "key-0" ... "key-(n-1)".
+std::vector<uint64_t> Keys(int n) {
+  std::vector<uint64_t> out;
+  for (int i = 0; i < n; i++)
+    out.push_back(ap_hash_str(("key-" + std::to_string(i)).c_str(), 0));
+  return out;
+}
+
+// Standard deviation of the share of a member owning `mine` of `total`
+// independent uniform points: Beta(mine, total - mine).
+double ShareSd(double mine, double total) {
+  double p = mine / total;
+  return std::sqrt(p * (1 - p) / (total + 1));
+}
+
+TEST(HashRing, CountsPointsPerWeight) {
+  Ring r({"a", "b", "c"}, {1.0, 2.5, 0.0001}, 10);
+  ASSERT_NE(r.ring, nullptr);
+  EXPECT_EQ(ap_hash_ring_members(r.ring), 3u);
+  // round(1*10) + round(2.5*10) + max(1, round(0.001)) = 10 + 25 + 1
+  EXPECT_EQ(ap_hash_ring_points(r.ring), 36u);
+}
+
+TEST(HashRing, SingleMemberOwnsEverything) {
+  Ring r({"only"}, {}, 1);
+  ASSERT_NE(r.ring, nullptr);
+  EXPECT_DOUBLE_EQ(ap_hash_ring_share(r.ring, 0), 1.0);
+  for (uint64_t h : {uint64_t{0}, uint64_t{12345}, ~uint64_t{0}})
+    EXPECT_EQ(ap_hash_ring_lookup(r.ring, h), 0u);
+}
+
+TEST(HashRing, PointHashBelongsToItsMemberAndNextHashWraps) {
+  // A key whose hash equals a point's hash belongs to that point ("at or
+  // after"), whatever the point's position in the sorted array.
+  Ring r(Members("m", 7), {}, 50);
+  ASSERT_NE(r.ring, nullptr);
+  for (size_t m = 0; m < r.names.size(); m++) {
+    for (int v = 0; v < 50; v++) {
+      std::string point = r.names[m] + "#" + std::to_string(v);
+      EXPECT_EQ(ap_hash_ring_lookup(r.ring, ap_hash_str(point.c_str(), 0)), m)
+          << point;
+    }
+  }
+  // The largest hash wraps to the owner of the smallest point: the member
+  // owning hash 0 (no point sits exactly at 0 for these names).
+  EXPECT_EQ(ap_hash_ring_lookup(r.ring, ~uint64_t{0}),
+            ap_hash_ring_lookup(r.ring, 0));
+}
+
+TEST(HashRing, SharesSumToOneAndMatchKeyFractions) {
+  Ring r(Members("node-", 10), {}, 100);
+  ASSERT_NE(r.ring, nullptr);
+  const int kKeys = 200000;
+  std::vector<int> hits(10, 0);
+  for (uint64_t h : Keys(kKeys)) hits[ap_hash_ring_lookup(r.ring, h)]++;
+  double sum = 0;
+  for (size_t m = 0; m < 10; m++) {
+    double share = ap_hash_ring_share(r.ring, m);
+    sum += share;
+    // Key fraction vs the exact share: binomial sampling only,
+    // sd = sqrt(p(1-p)/K) <= 0.5/sqrt(200000) ~ 0.0011; 4 sd.
+    double sd = std::sqrt(share * (1 - share) / kKeys);
+    EXPECT_NEAR(hits[m] / double(kKeys), share, 4 * sd) << r.names[m];
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+}
+
+TEST(HashRing, Weights121GiveShares255025) {
+  // 1000 vnodes per unit weight: 1000 + 2000 + 1000 points. Share sd under
+  // the uniform-points model: sqrt(p(1-p)/(M+1)) = 0.0068 (p=.25) and 0.0079
+  // (p=.5); the 100,000 fixed keys add binomial sd <= 0.0016. Tolerance =
+  // 4 x the combined sd (about 0.03).
+  Ring r({"a", "b", "c"}, {1, 2, 1}, 1000);
+  ASSERT_NE(r.ring, nullptr);
+  const int kKeys = 100000;
+  std::vector<int> hits(3, 0);
+  for (uint64_t h : Keys(kKeys)) hits[ap_hash_ring_lookup(r.ring, h)]++;
+  const double want[3] = {0.25, 0.5, 0.25};
+  const double points[3] = {1000, 2000, 1000};
+  for (int m = 0; m < 3; m++) {
+    double ring_sd = ShareSd(points[m], 4000);
+    double key_sd = std::sqrt(want[m] * (1 - want[m]) / kKeys);
+    double tol = 4 * std::sqrt(ring_sd * ring_sd + key_sd * key_sd);
+    EXPECT_NEAR(hits[m] / double(kKeys), want[m], tol) << r.names[m];
+    EXPECT_NEAR(ap_hash_ring_share(r.ring, m), want[m], 4 * ring_sd)
+        << r.names[m];
+  }
+}
+
+TEST(HashRing, AddingAMemberMovesOnlyItsShareNearOneOverN) {
+  // 10 members -> 11, 100 vnodes each. Keys move only to the newcomer, and
+  // the moved fraction is its share, ~1/11 with sd sqrt(p(1-p)/1101) =
+  // 0.0087 (+ key sampling 0.0009): 4 sd ~ 0.035.
+  Ring before(Members("node-", 10), {}, 100);
+  Ring after(Members("node-", 11), {}, 100);
+  ASSERT_NE(before.ring, nullptr);
+  ASSERT_NE(after.ring, nullptr);
+  const int kKeys = 100000;
+  int moved = 0;
+  for (uint64_t h : Keys(kKeys)) {
+    if (before.owner(h) != after.owner(h)) {
+      moved++;
+      EXPECT_EQ(after.owner(h), "node-10");
+    }
+  }
+  double frac = moved / double(kKeys);
+  double p = 1.0 / 11;
+  double tol = 4 * std::sqrt(std::pow(ShareSd(100, 1100), 2) +
+                             p * (1 - p) / kKeys);
+  EXPECT_NEAR(frac, p, tol);
+  // And exactly the newcomer's keys moved (share vs key sampling only).
+  double share = ap_hash_ring_share(after.ring, 10);
+  EXPECT_NEAR(frac, share, 4 * std::sqrt(share * (1 - share) / kKeys));
+}
+
+TEST(HashRing, RemovingAMemberMovesOnlyItsKeys) {
+  std::vector<std::string> all = Members("node-", 10);
+  std::vector<std::string> rest = all;
+  rest.erase(rest.begin() + 3);  // remove node-3
+  Ring before(all, {}, 100);
+  Ring after(rest, {}, 100);
+  ASSERT_NE(before.ring, nullptr);
+  ASSERT_NE(after.ring, nullptr);
+  int moved = 0, owned = 0;
+  for (uint64_t h : Keys(100000)) {
+    bool was_removed = before.owner(h) == "node-3";
+    owned += was_removed;
+    if (before.owner(h) != after.owner(h)) {
+      moved++;
+      EXPECT_TRUE(was_removed) << "a key of " << before.owner(h) << " moved";
+    }
+  }
+  EXPECT_GT(owned, 0);
+  EXPECT_EQ(moved, owned);  // every key of node-3, and nothing else
+}
+
+TEST(HashRing, UsableLookupEqualsRingWithoutTheSkippedMembers) {
+  // Skipping unusable members walks to the next point of a usable member:
+  // exactly the owner on a ring built without those members.
+  std::vector<std::string> all = Members("s", 8);
+  Ring full(all, {1, 2, 1, 1, 3, 1, 1, 2}, 40);
+  Ring partial({"s0", "s2", "s5", "s7"}, {1, 1, 1, 2}, 40);
+  ASSERT_NE(full.ring, nullptr);
+  ASSERT_NE(partial.ring, nullptr);
+  std::vector<uint8_t> usable = {1, 0, 1, 0, 0, 1, 0, 1};
+  std::vector<uint8_t> every(8, 1);
+  for (uint64_t h : Keys(20000)) {
+    size_t m = 99;
+    ap_error err;
+    ASSERT_EQ(ap_hash_ring_lookup_usable(full.ring, h, usable.data(), &m, &err),
+              AP_OK);
+    EXPECT_EQ(full.names[m], partial.owner(h));
+    ASSERT_EQ(ap_hash_ring_lookup_usable(full.ring, h, every.data(), &m, &err),
+              AP_OK);
+    EXPECT_EQ(m, ap_hash_ring_lookup(full.ring, h));
+  }
+}
+
+TEST(HashRing, OwnershipIndependentOfInputOrder) {
+  Ring a({"x", "y", "z", "w"}, {1, 2, 3, 4}, 30);
+  Ring b({"w", "z", "y", "x"}, {4, 3, 2, 1}, 30);
+  for (uint64_t h : Keys(5000)) EXPECT_EQ(a.owner(h), b.owner(h));
+}
+
+// Seed 004's experiment on the real ring: N nodes with V vnodes each; the
+// CV of the per-node shares (population sd / mean over the N nodes) has
+// E[CV^2] = Var(Beta(V, NV - V)) * N^2 = (N - 1) / (NV + 1) exactly (the
+// nodes' mean share is exactly 1/N). The prior-art formula
+// sqrt((1 - 1/N)/V) is its large-NV limit (5% higher at N=10, V=1). We
+// estimate sqrt(mean CV^2) over `seeds` rings (names differ per seed).
+// Its relative sd is ~ 0.5 sqrt((2 + 6/V) / (seeds (N - 1))) (chi-square with
+// seeds*(N-1) degrees of freedom, excess kurtosis 6/V of a Gamma(V) sum);
+// tolerance 4 of those.
+void CheckCvAgainstFormula(int nodes, int seeds) {
+  for (uint32_t v : {1u, 2u, 4u, 16u, 64u, 256u}) {
+    double sum_cv2 = 0;
+    for (int s = 0; s < seeds; s++) {
+      Ring r(Members("seed" + std::to_string(s) + "-node", nodes), {}, v);
+      ASSERT_NE(r.ring, nullptr);
+      double mean = 1.0 / nodes, var = 0;
+      for (int m = 0; m < nodes; m++) {
+        double d = ap_hash_ring_share(r.ring, m) - mean;
+        var += d * d;
+      }
+      var /= nodes;
+      sum_cv2 += var / (mean * mean);
+    }
+    double cv = std::sqrt(sum_cv2 / seeds);
+    double exact = std::sqrt((nodes - 1.0) / (nodes * double(v) + 1));
+    double limit = std::sqrt((1 - 1.0 / nodes) / v);
+    double rel_sd = 0.5 * std::sqrt((2 + 6.0 / v) / (seeds * (nodes - 1.0)));
+    EXPECT_NEAR(cv / exact, 1.0, 4 * rel_sd)
+        << "V=" << v << " cv=" << cv << " formula=" << exact;
+    // The prior-art limit differs from the exact value by the factor
+    // sqrt(NV/(NV+1)) only.
+    EXPECT_NEAR(limit / exact, std::sqrt((nodes * double(v) + 1) / (nodes * double(v))), 1e-12);
+  }
+}
+
+TEST(HashRing, VnodeCvMatchesFormulaSeed004Setup) {
+  CheckCvAgainstFormula(10, 20);  // tolerance 4 sd: 42% at V=1, 21% at V=256
+}
+
+TEST(HashRing, VnodeCvMatchesFormulaManySeeds) {
+  CheckCvAgainstFormula(10, 400);  // tolerance 4 sd: 9% at V=1, 5% at V=256
+}
+
+TEST(HashRing, RejectsBadInput) {
+  const char* names[] = {"a", "b", "c"};
+  ap_hash_ring* ring = nullptr;
+  ap_error err;
+  auto create = [&](const char* const* n, const double* w, size_t count,
+                    uint32_t v) {
+    err.message[0] = '\0';
+    int rc = ap_hash_ring_create(n, w, count, v, &ring, &err);
+    EXPECT_NE(err.message[0], '\0');
+    EXPECT_EQ(ring, nullptr);
+    return rc;
+  };
+  EXPECT_EQ(create(nullptr, nullptr, 3, 10), AP_EINVAL);
+  EXPECT_EQ(create(names, nullptr, 0, 10), AP_ERANGE);
+  EXPECT_EQ(create(names, nullptr, 3, 0), AP_ERANGE);
+  EXPECT_EQ(create(names, nullptr, 3, AP_HASH_RING_MAX_VNODES + 1), AP_ERANGE);
+  EXPECT_EQ(ap_hash_ring_create(names, nullptr, 3, 10, nullptr, &err),
+            AP_EINVAL);
+
+  const char* with_null[] = {"a", nullptr};
+  EXPECT_EQ(create(with_null, nullptr, 2, 10), AP_EINVAL);
+  const char* with_empty[] = {"a", ""};
+  EXPECT_EQ(create(with_empty, nullptr, 2, 10), AP_EINVAL);
+  const char* dup[] = {"a", "b", "a"};
+  EXPECT_EQ(create(dup, nullptr, 3, 10), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("duplicate"), std::string::npos);
+
+  for (double bad : {0.0, -1.0, std::nan(""), double(INFINITY)}) {
+    double w[] = {1.0, bad, 1.0};
+    EXPECT_EQ(create(names, w, 3, 10), AP_EINVAL) << bad;
+    EXPECT_NE(std::string(err.message).find("member 1"), std::string::npos)
+        << err.message;
+  }
+  double huge[] = {1.0, 1e12, 1.0};
+  EXPECT_EQ(create(names, huge, 3, 10), AP_ERANGE);
+  double big[] = {300.0, 300.0, 300.0};  // 3 x 300 x 65536 > 16M points
+  EXPECT_EQ(create(names, big, 3, AP_HASH_RING_MAX_VNODES), AP_ERANGE);
+}
+
+TEST(HashRing, LookupEdgeCases) {
+  EXPECT_EQ(ap_hash_ring_lookup(nullptr, 42), 0u);
+  EXPECT_EQ(ap_hash_ring_members(nullptr), 0u);
+  EXPECT_EQ(ap_hash_ring_points(nullptr), 0u);
+  EXPECT_EQ(ap_hash_ring_share(nullptr, 0), 0.0);
+  ap_hash_ring_destroy(nullptr);
+
+  Ring r({"a", "b"}, {}, 10);
+  ASSERT_NE(r.ring, nullptr);
+  EXPECT_EQ(ap_hash_ring_share(r.ring, 2), 0.0);
+  size_t m = 7;
+  ap_error err;
+  uint8_t none[2] = {0, 0};
+  EXPECT_EQ(ap_hash_ring_lookup_usable(r.ring, 1, none, &m, &err), AP_EUNAVAIL);
+  EXPECT_EQ(m, 7u);
+  EXPECT_NE(err.message[0], '\0');
+  uint8_t ok[2] = {1, 1};
+  EXPECT_EQ(ap_hash_ring_lookup_usable(nullptr, 1, ok, &m, &err), AP_EINVAL);
+  EXPECT_EQ(ap_hash_ring_lookup_usable(r.ring, 1, nullptr, &m, &err),
+            AP_EINVAL);
+  EXPECT_EQ(ap_hash_ring_lookup_usable(r.ring, 1, ok, nullptr, &err),
+            AP_EINVAL);
+  EXPECT_EQ(ap_hash_ring_lookup_usable(r.ring, 1, ok, &m, nullptr), AP_OK);
+}
+
+}  // namespace

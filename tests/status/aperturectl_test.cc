@@ -1,0 +1,198 @@
+// aperturectl as a real process against a real status server in this
+// process, with instances registered through real snapshot callbacks.
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "policy/include/aperture.h"
+}
+#include "tests/status/fake_instance.h"
+
+namespace {
+
+struct CtlRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Aperturectl() {
+  const char *srcdir = getenv("TEST_SRCDIR");
+  const char *rel = getenv("APERTURECTL");
+  EXPECT_NE(srcdir, nullptr);
+  EXPECT_NE(rel, nullptr);
+  return std::string(srcdir) + "/aperture/" + rel;
+}
+
+// Runs aperturectl with `args` (shell words, trusted test input).
+CtlRun Ctl(const std::string &args) {
+  const char *tmp = getenv("TEST_TMPDIR");
+  std::string err_path = std::string(tmp ? tmp : "/tmp") + "/aperturectl.stderr";
+  std::string cmd = Aperturectl() + " " + args + " 2>" + err_path;
+  CtlRun r;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream f(err_path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+bool Has(const std::string &text, const std::string &what) {
+  return text.find(what) != std::string::npos;
+}
+
+size_t Count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) n++;
+  return n;
+}
+
+class AperturectlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    aperture_error err;
+    ASSERT_EQ(aperture_status_server_start(nullptr, &server_, &err), APERTURE_OK) << err.message;
+    addr_ = "127.0.0.1:" + std::to_string(aperture_status_server_port(server_));
+  }
+  void TearDown() override { aperture_status_server_stop(server_); }
+  aperture_status_server *server_ = nullptr;
+  std::string addr_;
+};
+
+TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
+  RegisteredInstance alpha("dns:///alpha.svc:443", 6);
+  CtlRun r = Ctl("status " + addr_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "channel dns:///alpha.svc:443\n")) << r.out;
+  EXPECT_TRUE(Has(r.out, "mode continuous  coordinate 2/5 (api)  offset 0.400000  width 0.200000"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "aperture min 3  logical 4  physical 5  widened 1  fingerprint "
+                         "000000000abc0006"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "resolver_updates 7  rebuilds 1  subchannels created 9 destroyed 2  "
+                         "widenings 11"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "endpoints 6 (showing 0..5)")) << r.out;
+  // Endpoint 1: in the aperture, connecting, 1 outstanding, 101 picks, 1 failure...
+  EXPECT_TRUE(Has(r.out, "       1  10.0.1.1:443               1.000    0.5000   0.2500 *   "
+                         "connecting             1        101        1\n"))
+      << r.out;
+  // ...endpoint 3 widened and transient_failure, endpoint 5 outside.
+  EXPECT_TRUE(Has(r.out, "10.0.3.1:443               1.000    0.5000   0.2500 w   transient_failure"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "10.0.5.1:443               1.000    0.0000   0.0000     none"))
+      << r.out;
+  EXPECT_FALSE(Has(r.out, "truncated"));
+}
+
+TEST_F(AperturectlTest, FilterCapAndPaging) {
+  RegisteredInstance alpha("dns:///alpha.svc:443", 2), big("dns:///big.svc:443", 1500);
+  CtlRun only_big = Ctl("status " + addr_ + " --target big");
+  ASSERT_EQ(only_big.exit_code, 0) << only_big.err;
+  EXPECT_FALSE(Has(only_big.out, "alpha"));
+  EXPECT_TRUE(Has(only_big.out, "endpoints 1500 (showing 0..999)")) << only_big.out;
+  EXPECT_TRUE(Has(only_big.out, "truncated: more from --start 1000")) << only_big.out;
+
+  CtlRun page = Ctl("status " + addr_ + " --target big --max-endpoints 10 --start 1495");
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_TRUE(Has(page.out, "endpoints 1500 (showing 1495..1499)")) << page.out;
+  EXPECT_TRUE(Has(page.out, "10.5.219.1:443")) << page.out;  // endpoint 1499
+  EXPECT_FALSE(Has(page.out, "truncated"));
+
+  CtlRun none = Ctl("status " + addr_ + " --target nothing-matches");
+  ASSERT_EQ(none.exit_code, 0);
+  EXPECT_EQ(none.out, "no aperture channels\n");
+}
+
+TEST_F(AperturectlTest, JsonIsValidAndComplete) {
+  RegisteredInstance alpha("dns:///alpha.svc:443", 6), beta("dns:///\"quoted\".svc", 1200);
+  CtlRun r = Ctl("status " + addr_ + " --json --max-endpoints 1100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count(r.out, "\"address\":"), 6u + 1100u);
+  EXPECT_TRUE(Has(r.out, "\"target\":\"dns:///\\\"quoted\\\".svc\"")) << r.out.substr(0, 400);
+  EXPECT_TRUE(Has(r.out, "\"truncated\":true,\"next_start_index\":1100"));
+  EXPECT_TRUE(Has(r.out, "\"connectivity\":\"transient_failure\""));
+  // A JSON parser must accept it and see the same structure.
+  const char *tmp = getenv("TEST_TMPDIR");
+  std::string path = std::string(tmp ? tmp : "/tmp") + "/status.json";
+  std::ofstream(path) << r.out;
+  std::string check =
+      "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d[\"rings\"]; "
+      "assert len(r)==2 and r[0][\"peer_count\"]==5 and len(r[1][\"endpoints\"])==1100 "
+      "and r[0][\"endpoints\"][3][\"widened\"] is True, r' " + path;
+  EXPECT_EQ(system(check.c_str()), 0);
+}
+
+TEST_F(AperturectlTest, HealthCommand) {
+  CtlRun ok = Ctl("health " + addr_);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "SERVING\n");
+  CtlRun unknown = Ctl("health " + addr_ + " --service no.such.Service");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_TRUE(Has(unknown.err, "NOT_FOUND")) << unknown.err;
+}
+
+TEST(AperturectlErrors, ConnectionRefusedExitsOne) {
+  aperture_error err;
+  aperture_status_server *s = nullptr;
+  ASSERT_EQ(aperture_status_server_start(nullptr, &s, &err), APERTURE_OK);
+  std::string addr = "127.0.0.1:" + std::to_string(aperture_status_server_port(s));
+  aperture_status_server_stop(s);
+  CtlRun r = Ctl("status " + addr);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Has(r.err, "cannot reach " + addr)) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(AperturectlErrors, SilentPeerHitsTheDeadline) {
+  // A listening socket that never speaks HTTP/2: the kernel completes the
+  // TCP handshake, gRPC waits for settings, the call deadline ends it.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa), 0);
+  ASSERT_EQ(listen(fd, 8), 0);
+  socklen_t len = sizeof sa;
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr *>(&sa), &len), 0);
+  std::string addr = "127.0.0.1:" + std::to_string(ntohs(sa.sin_port));
+  CtlRun r = Ctl("status " + addr + " --timeout-ms 300");
+  close(fd);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Has(r.err, "did not answer within 300 ms (DEADLINE_EXCEEDED)")) << r.err;
+}
+
+TEST(AperturectlErrors, UsageErrorsExitTwo) {
+  for (const std::string &args :
+       {std::string(""), std::string("status"), std::string("frobnicate 127.0.0.1:1"),
+        std::string("status 127.0.0.1:1 --max-endpoints abc"),
+        std::string("status 127.0.0.1:1 --max-endpoints -3"),
+        std::string("status 127.0.0.1:1 --bogus"), std::string("status 127.0.0.1:1 --target"),
+        std::string("status 127.0.0.1:1 --timeout-ms 0")}) {
+    CtlRun r = Ctl(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  CtlRun help = Ctl("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Has(help.out, "aperturectl status ADDRESS"));
+}
+
+}  // namespace

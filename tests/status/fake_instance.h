@@ -1,0 +1,93 @@
+// A stand-in for a policy instance in the registry: it owns a ring state and
+// publishes deep copies of it through a real snapshot callback, the way the
+// LB policy does. Used until (and besides) the end-to-end channel tests.
+#ifndef TESTS_STATUS_FAKE_INSTANCE_H
+#define TESTS_STATUS_FAKE_INSTANCE_H
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+extern "C" {
+#include "policy/registry/ap_registry.h"
+}
+
+class RegisteredInstance {
+ public:
+  // `endpoints` endpoints "10.<i/256>.<i%256>.1:443", endpoint i in the
+  // aperture when i < 4, connectivity cycling through the states.
+  RegisteredInstance(const std::string &target, size_t endpoints) : target_(target), n_(endpoints) {
+    ap_error err;
+    if (ap_registry_add(&RegisteredInstance::Snapshot, this, &entry_, &err) != AP_OK) abort();
+  }
+  ~RegisteredInstance() { ap_registry_remove(entry_); }
+  RegisteredInstance(const RegisteredInstance &) = delete;
+  RegisteredInstance &operator=(const RegisteredInstance &) = delete;
+
+  // Changes the published state (as a rebuild would).
+  void SetRebuilds(uint64_t r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    rebuilds_ = r;
+  }
+
+  static std::string Address(size_t i) {
+    char buf[48];
+    snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
+    return buf;
+  }
+
+ private:
+  static int Snapshot(void *ctx, ap_ring_state *out) {
+    auto *self = static_cast<RegisteredInstance *>(ctx);
+    std::lock_guard<std::mutex> lock(self->mu_);
+    out->target = strdup(self->target_.c_str());
+    out->mode = strdup("continuous");
+    out->coordinate_source = strdup("api");
+    out->last_status = strdup("");
+    out->peer_index = 2;
+    out->peer_count = 5;
+    out->offset = 0.4;
+    out->width = 0.2;
+    out->min_aperture = 3;
+    out->logical_aperture = 4;
+    out->physical_aperture = 5;
+    out->widened = 1;
+    snprintf(out->fingerprint, sizeof out->fingerprint, "%016llx",
+             static_cast<unsigned long long>(0xabc0000 + self->n_));
+    out->resolver_updates = 7;
+    out->rebuilds = self->rebuilds_;
+    out->subchannels_created = 9;
+    out->subchannels_destroyed = 2;
+    out->widenings = 11;
+    out->endpoint_count = self->n_;
+    if (self->n_ > 0) {
+      out->endpoints = static_cast<ap_endpoint_state *>(calloc(self->n_, sizeof(ap_endpoint_state)));
+      if (out->endpoints == nullptr) return AP_ENOMEM;
+      for (size_t i = 0; i < self->n_; i++) {
+        ap_endpoint_state &e = out->endpoints[i];
+        e.address = strdup(Address(i).c_str());
+        e.ring_index = static_cast<uint32_t>(i);
+        e.endpoint_weight = 1.0;
+        e.intersection = i < 4 ? 0.5 : 0.0;
+        e.pick_weight = i < 4 ? 0.25 : 0.0;
+        e.in_aperture = i < 4;
+        e.widened = i == 3;
+        e.connectivity = i < 4 ? static_cast<int>(i % 4) : -1;
+        e.outstanding = i;
+        e.picks = 100 + i;
+        e.failures = i % 3;
+      }
+    }
+    return AP_OK;
+  }
+
+  std::mutex mu_;
+  std::string target_;
+  size_t n_;
+  uint64_t rebuilds_ = 1;
+  ap_registry_entry *entry_ = nullptr;
+};
+
+#endif  // TESTS_STATUS_FAKE_INSTANCE_H
