@@ -7,7 +7,9 @@
  * capacity and its own LRU list; a new key in a full shard evicts that
  * shard's least recently used entry, so a flood of unique keys keeps the
  * size at the cap and memory bounded (approximate global LRU, exact per
- * shard). Entries unused for `idle_ms` expire: an expired entry is never
+ * shard). Because each shard has a fixed share, a table far from full may
+ * already evict in a shard that received more than its share of keys; size
+ * it with some room (keys spread evenly over the shards by hash). Entries unused for `idle_ms` expire: an expired entry is never
  * returned and is reclaimed on the next write to its shard or by
  * ap_session_table_expire().
  *
@@ -98,8 +100,8 @@ typedef enum ap_session_outcome {
 /* Looks `key` up; when its endpoint is usable marks it used at `now_ms` and
  * reports AP_SESSION_HIT, else calls place() and remembers the result.
  * Returns AP_EUNAVAIL (table unchanged for an unknown key, the stale entry
- * removed for a known one) when place() returns NULL, AP_ERANGE when the
- * placed address is empty or too long. *outcome may be NULL. The endpoint
+ * removed for a known one) when place() returns NULL, AP_EINVAL or
+ * AP_ERANGE when the placed address is empty or too long. *outcome may be NULL. The endpoint
  * the caller should use is the one its callbacks last accepted or returned.
  */
 int ap_session_table_route(ap_session_table *table, const char *key,
