@@ -50,19 +50,10 @@ static int run_mode(scenario *s, mode_result *r, ap_error *err) {
   int rc = ap_ring_create(NULL, s->servers, &ring, err);
   double clients_total = 0;
   for (size_t k = 0; rc == AP_OK && k < s->services; k++) {
-    ap_aperture **aps = calloc(s->sizes[k], sizeof *aps);
-    if (aps == NULL) {
-      rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-      break;
-    }
-    rc = sim_service_apertures(ring, r->mode, s->sizes[k], s->min_aperture,
-                               (uint32_t)k, aps, err);
-    if (rc == AP_OK) {
-      sim_accumulate(aps, s->sizes[k], 1.0, r->conns, r->load);
-      sim_apertures_free(aps, s->sizes[k]);
-      clients_total += s->sizes[k];
-    }
-    free(aps);
+    rc = sim_service_accumulate(ring, r->mode, s->sizes[k], s->min_aperture,
+                                (uint32_t)k, 1.0, r->conns, r->load, NULL,
+                                err);
+    clients_total += s->sizes[k];
   }
   ap_ring_destroy(ring);
   if (rc != AP_OK) return rc;
@@ -94,14 +85,14 @@ static void print_table(const scenario *s, int per_server) {
   printf("%s: %u servers, services of ", s->name, s->servers);
   print_sizes(s);
   printf(" clients, min aperture %u\n\n", s->min_aperture);
-  printf("  mode        |   connections per server (mean, max/mean, min/mean, "
-         "CV) | request share (max/mean, min/mean, CV)\n");
-  printf("  ------------+--------------------------------------------------"
-         "----+---------------------------------------\n");
+  printf("  %-11s | %12s  %8s  %8s  %8s | %14s  %8s  %8s\n", "mode",
+         "conns/server", "max/mean", "min/mean", "CV", "share max/mean",
+         "min/mean", "CV");
+  printf("  ------------+------------------------------------------+-----------"
+         "----------------------\n");
   for (size_t m = 0; m < s->nmodes; m++) {
     const mode_result *r = &s->modes[m];
-    printf("  %-11s | %8.2f  %8.3f  %8.3f  %8.4f                   |  %8.3f  "
-           "%8.3f  %8.4f\n",
+    printf("  %-11s | %12.2f  %8.3f  %8.3f  %8.4f | %14.3f  %8.3f  %8.4f\n",
            ap_mode_name(r->mode), r->conn_stats.mean,
            r->conn_stats.max_over_mean, r->conn_stats.min_over_mean,
            r->conn_stats.cv, r->load_stats.max_over_mean,

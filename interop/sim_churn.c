@@ -7,9 +7,9 @@
  * Point: one fleet, averaged (and maxed) over every position of the
  * leaving/joining server. Grid (issue 7): the worst case of the
  * position-averaged churn over servers x clients; positions sampled at
- * k*n/P for k < P. Grid clients: every count up to 50, then every 10th
- * (large counts cost the most and change slowly).
+ * k*n/P for k < P (see next_clients() for the client counts).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@
 static const char kUsage[] =
     "sim churn [--servers 100] [--clients 100] [--min-aperture 12] "
     "[--no-grid] [--grid-servers 50,300] [--grid-clients 7,300] "
-    "[--grid-step 1] [--grid-positions 4] [--json]";
+    "[--grid-step 1] [--grid-positions 2] [--json]";
 
 #define NUM_CHURN_MODES (SIM_NUM_MODES + 1)
 
@@ -81,7 +81,27 @@ typedef struct grid_spec {
   uint32_t n_lo, n_hi, step, c_lo, c_hi, positions;
 } grid_spec;
 
-static uint32_t next_clients(uint32_t c) { return c < 50 ? c + 1 : c + 10; }
+/* Grid client counts: every count up to 30 (where the width jumps are
+ * largest), every 10th to 100, every 50th beyond; the cost of a cell grows
+ * with the client count. The top of the range is always included. */
+static uint32_t next_clients(uint32_t c, uint32_t hi) {
+  uint32_t next = c < 30 ? c + 1 : (c < 100 ? c + 10 : c + 50);
+  return (next > hi && c < hi) ? hi : next;
+}
+
+/* Work of a grid in units of session comparisons, dominated by mesh (each
+ * client holds every server): sum over cells of C x (N + 13) x (positions
+ * + 1). */
+static double grid_work(const grid_spec *g) {
+  double work = 0;
+  for (uint32_t c = g->c_lo; c <= g->c_hi; c = next_clients(c, g->c_hi))
+    for (uint32_t n = g->n_lo; n <= g->n_hi; n += g->step)
+      work += (double)c * (n + 13.0) * (g->positions + 1.0);
+  return work;
+}
+
+/* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
+static const double kDefaultGridWork = 2.6e8;
 
 /* Position-averaged churn at ring size n with sessions s_lo (n-1), s (n),
  * s_hi (n+1); updates the worst case. */
@@ -120,7 +140,7 @@ static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
                     ap_error *err) {
   memset(w, 0, sizeof *w);
   int rc = AP_OK;
-  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c)) {
+  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
     sim_sessions s[3];
     memset(s, 0, sizeof s);
     uint32_t n = g->n_lo;
@@ -147,9 +167,52 @@ static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
   return rc;
 }
 
+/* One mode's point and grid run; jobs are independent, so two threads share
+ * them (the core's functions keep no shared mutable state). */
+typedef struct churn_job {
+  int mode;
+  uint32_t servers, clients, min_aperture;
+  const grid_spec *grid; /* NULL: no grid */
+  point_result point;
+  grid_worst worst;
+  int rc;
+  ap_error err;
+} churn_job;
+
+typedef struct job_queue {
+  churn_job *jobs;
+  size_t count, next;
+  pthread_mutex_t lock;
+} job_queue;
+
+static void *churn_worker(void *arg) {
+  job_queue *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->lock);
+    size_t k = q->next++;
+    pthread_mutex_unlock(&q->lock);
+    if (k >= q->count) return NULL;
+    churn_job *j = &q->jobs[k];
+    j->rc = run_point(j->mode, j->servers, j->clients, j->min_aperture,
+                      &j->point, &j->err);
+    if (j->rc == AP_OK && j->grid != NULL)
+      j->rc = run_grid(j->mode, j->grid, j->min_aperture, &j->worst, &j->err);
+  }
+}
+
+/* Runs every job on up to two threads (the costliest modes are queued
+ * first by the caller). Falls back to this thread if none can start. */
+static void run_jobs(churn_job *jobs, size_t count) {
+  job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER};
+  pthread_t helper;
+  int started = pthread_create(&helper, NULL, churn_worker, &q) == 0;
+  churn_worker(&q);
+  if (started) pthread_join(helper, NULL);
+}
+
 int sim_verb_churn(int argc, char **argv) {
   uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
-  uint32_t step = 1, positions = 4;
+  uint32_t step = 1, positions = 2;
   sim_list gs = {{50, 300}, 2}, gc = {{7, 300}, 2};
   int no_grid = 0, json = 0;
   sim_flag flags[] = {
@@ -170,23 +233,43 @@ int sim_verb_churn(int argc, char **argv) {
     return sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
   if (gc.n != 2 || gc.v[0] > gc.v[1])
     return sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
-  if ((double)servers * clients > 4e6)
+  /* The point run compares every position: mesh costs ~ N x C x N. */
+  if ((double)servers * clients > 250000)
     return sim_args_fail(argv[0], kUsage,
-                         "--servers x --clients = %.0f exceeds 4,000,000",
+                         "--servers x --clients = %.0f exceeds 250,000",
                          (double)servers * clients);
   grid_spec g = {gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions};
+  if (!no_grid && grid_work(&g) > 10 * kDefaultGridWork)
+    return sim_args_fail(argv[0], kUsage,
+                         "--grid-servers/--grid-clients/--grid-positions: "
+                         "the grid is %.0fx the default one; at most 10x",
+                         grid_work(&g) / kDefaultGridWork);
 
-  ap_error err;
+  churn_job jobs[NUM_CHURN_MODES];
+  memset(jobs, 0, sizeof jobs);
+  /* Queue order: the modes whose apertures hold or scan every server
+   * (vdc, mesh, random) first, so the two threads finish together. */
+  static const int kQueue[NUM_CHURN_MODES] = {3, 4, 2, 0, 5, 1, 6};
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    churn_job *j = &jobs[k];
+    j->mode = churn_mode(kQueue[k]);
+    j->servers = servers;
+    j->clients = clients;
+    j->min_aperture = min_aperture;
+    j->grid = no_grid ? NULL : &g;
+  }
+  run_jobs(jobs, NUM_CHURN_MODES);
   point_result pr[NUM_CHURN_MODES];
   grid_worst gw[NUM_CHURN_MODES];
-  for (int k = 0; k < NUM_CHURN_MODES && rc == AP_OK; k++) {
-    rc = run_point(churn_mode(k), servers, clients, min_aperture, &pr[k], &err);
-    if (rc == AP_OK && !no_grid)
-      rc = run_grid(churn_mode(k), &g, min_aperture, &gw[k], &err);
-  }
-  if (rc != AP_OK) {
-    fprintf(stderr, "sim churn: %s\n", err.message);
-    return SIM_EXIT_FAIL;
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    churn_job *j = &jobs[k];
+    if (j->rc != AP_OK) {
+      fprintf(stderr, "sim churn: %s: %s\n", sim_sessions_mode_name(j->mode),
+              j->err.message);
+      return SIM_EXIT_FAIL;
+    }
+    pr[kQueue[k]] = j->point;
+    gw[kQueue[k]] = j->worst;
   }
   if (json) {
     printf("{\"point\":{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,"
@@ -235,7 +318,7 @@ int sim_verb_churn(int argc, char **argv) {
            100 * pr[k].add_opt);
   if (no_grid) return SIM_EXIT_OK;
   printf("\nWorst case over servers %u..%u (step %u) x clients %u..%u (every "
-         "count to 50, then every 10th),\neach cell averaged over %u "
+         "count to 30, every 10th to 100, every 50th),\neach cell averaged over %u "
          "positions of the server that leaves/joins:\n\n",
          g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
   printf("  mode        | worst removal  at (N, C)   optimum | worst addition "

@@ -5,7 +5,6 @@
  * apertures the core computes, so boundary-straddling windows show up.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "interop/sim.h"
 #include "interop/sim_args.h"
@@ -34,22 +33,14 @@ int sim_verb_connections(int argc, char **argv) {
 
   ap_error err;
   ap_ring *ring = NULL;
-  ap_aperture **aps = calloc(clients, sizeof *aps);
   double totals[SIM_NUM_MODES] = {0};
-  if (aps == NULL) {
-    fprintf(stderr, "sim connections: out of memory\n");
-    return SIM_EXIT_FAIL;
-  }
   rc = ap_ring_create(NULL, servers, &ring, &err);
   for (int m = 0; rc == AP_OK && m < SIM_NUM_MODES; m++) {
-    rc = sim_service_apertures(ring, sim_modes[m], clients, subset, 0, aps,
-                               &err);
-    if (rc != AP_OK) break;
-    for (uint32_t c = 0; c < clients; c++)
-      totals[m] += (double)ap_aperture_count(aps[c]);
-    sim_apertures_free(aps, clients);
+    size_t members = 0;
+    rc = sim_service_accumulate(ring, sim_modes[m], clients, subset, 0, 1.0,
+                                NULL, NULL, &members, &err);
+    totals[m] = (double)members;
   }
-  free(aps);
   ap_ring_destroy(ring);
   if (rc != AP_OK) {
     fprintf(stderr, "sim connections: %s\n", err.message);

@@ -15,7 +15,7 @@
 #include "policy/core/ap_hash_ring.h"
 
 static const char kUsage[] =
-    "sim hash [--weights 1,2,1,1,1] [--vnodes 1,10,100,1000] [--keys 100000] "
+    "sim hash [--weights 1,2,1,1,1] [--vnodes 1,10,100,1000,10000] [--keys 100000] "
     "[--json]";
 
 #define MAX_MEMBERS (SIM_LIST_MAX + 1)
@@ -72,7 +72,7 @@ static int measure(const char **names, const double *w, size_t n, uint32_t v,
 
 int sim_verb_hash(int argc, char **argv) {
   sim_dlist weights = {{1, 2, 1, 1, 1}, 5};
-  sim_list vnodes = {{1, 10, 100, 1000}, 4};
+  sim_list vnodes = {{1, 10, 100, 1000, 10000}, 5};
   uint32_t nkeys = 100000;
   int json = 0;
   sim_flag flags[] = {
@@ -155,15 +155,21 @@ int sim_verb_hash(int argc, char **argv) {
          "weight.\n\n  key share per member (weight share in the header)\n",
          n, nkeys);
   printf("  vnodes |");
-  for (size_t m = 0; m < n; m++) printf(" m%zu w%-4g|", m, w[m]);
-  printf(" worst |share/w-1| | moved on add | moved on remove\n");
+  for (size_t m = 0; m < n; m++) {
+    char head[32];
+    snprintf(head, sizeof head, "m%zu (w%g)", m, w[m]);
+    printf(" %9s |", head);
+  }
+  printf(" %15s | %12s | %15s\n", "worst |s/w - 1|", "moved on add",
+         "moved on remove");
   printf("  ideal  |");
-  for (size_t m = 0; m < n; m++) printf(" %7.2f%% |", 100 * w[m] / wsum);
-  printf("          0.00%% | %11.2f%% | %14.2f%%\n", 100 * ideal_add,
+  for (size_t m = 0; m < n; m++) printf(" %8.2f%% |", 100 * w[m] / wsum);
+  printf(" %14.2f%% | %11.2f%% | %14.2f%%\n", 0.0, 100 * ideal_add,
          100 * ideal_remove);
   for (size_t i = 0; i < vnodes.n; i++) {
     printf("  %6u |", rows[i].vnodes);
-    for (size_t m = 0; m < n; m++) printf(" %7.2f%% |", 100 * rows[i].key_share[m]);
+    for (size_t m = 0; m < n; m++)
+      printf(" %8.2f%% |", 100 * rows[i].key_share[m]);
     printf(" %14.2f%% | %11.2f%% | %14.2f%%\n", 100 * rows[i].worst_rel_error,
            100 * rows[i].moved_add, 100 * rows[i].moved_remove);
   }

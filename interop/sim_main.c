@@ -16,7 +16,7 @@ static const sim_verb verbs[] = {
     {"subset", sim_verb_subset},       {"connections", sim_verb_connections},
     {"balance", sim_verb_balance},     {"churn", sim_verb_churn},
     {"vnodes", sim_verb_vnodes},       {"vdc", sim_verb_vdc},
-    {"hash", sim_verb_hash},
+    {"hash", sim_verb_hash},           {"placement", sim_verb_placement},
 };
 
 void sim_usage(void) {
@@ -25,7 +25,7 @@ void sim_usage(void) {
       "machines)\n"
       "\n"
       "  subset --servers N (--peers C --index I | --offset O --width W)\n"
-      "         [--min-aperture A] [--mode M] [--json]\n"
+      "         [--min-aperture A] [--mode M] [--seed S] [--json]\n"
       "      one client's window and every covered endpoint (ring order from\n"
       "      the window's start) with its intersection weight.\n"
       "  connections [--clients 500] [--servers 1000] [--subset 20] [--json]\n"
@@ -36,19 +36,22 @@ void sim_usage(void) {
       "      one service and for several services sharing the servers; plus\n"
       "      the SRE book's random 300x300 subset-30% example.\n"
       "  churn [--servers 100] [--clients 100] [--min-aperture 12]\n"
-      "        [--grid | --no-grid] [--grid-servers 50,300] "
-      "[--grid-clients 7,300]\n"
-      "        [--grid-step 1] [--json]\n"
+      "        [--no-grid] [--grid-servers 50,300] [--grid-clients 7,300]\n"
+      "        [--grid-step 1] [--grid-positions 2] [--json]\n"
       "      sessions changed when one server leaves or joins, per mode, vs\n"
       "      hash-mod subsetting and the optimum; worst case over a grid.\n"
       "  vnodes [--nodes 10] [--seeds 20] [--vnodes 1,2,4,16,64,256] [--json]\n"
       "      seed 004's table on the consistent-hash ring.\n"
       "  vdc --count K [--json]\n"
       "      the first K binary Van der Corput values.\n"
-      "  hash [--weights 1,2,1,1,1] [--vnodes 1,10,100,1000] [--keys 100000]\n"
-      "       [--json]\n"
+      "  hash [--weights 1,2,1,1,1] [--vnodes 1,10,100,1000,10000]\n"
+      "       [--keys 100000] [--json]\n"
       "      consistent-hash ring: load share vs weight, keys moved on\n"
       "      add/remove.\n"
+      "  placement [--servers 100] [--clients 100] [--min-aperture 12] "
+      "[--json]\n"
+      "      experiment: servers at Van der Corput positions of a stable\n"
+      "      index vs the modes (issue 7 stretch).\n"
       "  help\n"
       "      this text.\n"
       "\n"

@@ -13,10 +13,26 @@ uint64_t sim_client_seed(uint32_t service, uint32_t client) {
   return ap_mix64(((uint64_t)service << 32) | client);
 }
 
-int sim_service_apertures(const ap_ring *ring, ap_mode mode, uint32_t clients,
-                          uint32_t min_aperture, uint32_t service,
-                          ap_aperture **out, ap_error *err) {
-  for (uint32_t c = 0; c < clients; c++) out[c] = NULL;
+/* Adds one client's connections and expected request share. */
+static void accumulate(const ap_aperture *a, double rate, double *conns,
+                       double *load) {
+  size_t count = ap_aperture_count(a);
+  double total = 0.0;
+  for (size_t m = 0; m < count; m++)
+    total += ap_aperture_member(a, m)->pick_weight;
+  for (size_t m = 0; m < count; m++) {
+    const ap_member *mem = ap_aperture_member(a, m);
+    if (conns) conns[mem->index] += 1.0;
+    if (load && total > 0.0)
+      load[mem->index] += rate * mem->pick_weight / total;
+  }
+}
+
+int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
+                           uint32_t min_aperture, uint32_t service,
+                           double rate, double *conns, double *load,
+                           size_t *members, ap_error *err) {
+  size_t total = 0;
   for (uint32_t c = 0; c < clients; c++) {
     ap_subset_params p;
     ap_subset_params_init(&p);
@@ -25,36 +41,15 @@ int sim_service_apertures(const ap_ring *ring, ap_mode mode, uint32_t clients,
     p.peer_count = clients;
     p.min_aperture = min_aperture;
     p.random_seed = sim_client_seed(service, c);
-    int rc = ap_aperture_compute(ring, &p, &out[c], err);
-    if (rc != AP_OK) {
-      sim_apertures_free(out, clients);
-      return rc;
-    }
+    ap_aperture *a = NULL;
+    int rc = ap_aperture_compute(ring, &p, &a, err);
+    if (rc != AP_OK) return rc;
+    accumulate(a, rate, conns, load);
+    total += ap_aperture_count(a);
+    ap_aperture_destroy(a);
   }
+  if (members) *members = total;
   return AP_OK;
-}
-
-void sim_apertures_free(ap_aperture **apertures, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    ap_aperture_destroy(apertures[k]);
-    apertures[k] = NULL;
-  }
-}
-
-void sim_accumulate(ap_aperture *const *apertures, size_t n, double rate,
-                    double *conns, double *load) {
-  for (size_t k = 0; k < n; k++) {
-    const ap_aperture *a = apertures[k];
-    size_t count = ap_aperture_count(a);
-    double total = 0.0;
-    for (size_t m = 0; m < count; m++)
-      total += ap_aperture_member(a, m)->pick_weight;
-    for (size_t m = 0; m < count; m++) {
-      const ap_member *mem = ap_aperture_member(a, m);
-      if (conns) conns[mem->index] += 1.0;
-      if (load && total > 0.0) load[mem->index] += rate * mem->pick_weight / total;
-    }
-  }
 }
 
 sim_stats sim_stats_of(const double *x, size_t n) {

@@ -27,21 +27,15 @@ extern const ap_mode sim_modes[SIM_NUM_MODES];
 /* Seed of client `client` of service `service` in random mode. */
 uint64_t sim_client_seed(uint32_t service, uint32_t client);
 
-/* Computes the apertures of one service's clients on `ring`: out[k] for
- * client k (caller-provided array of `clients` pointers, filled; free with
- * sim_apertures_free). On failure nothing is left allocated. */
-int sim_service_apertures(const ap_ring *ring, ap_mode mode, uint32_t clients,
-                          uint32_t min_aperture, uint32_t service,
-                          ap_aperture **out, ap_error *err);
-
-/* Frees n apertures (NULL entries ignored) and sets them to NULL. */
-void sim_apertures_free(ap_aperture **apertures, size_t n);
-
-/* Adds, for each of the n apertures, one connection to conns[index] per
- * member and `rate` split over the members in proportion to pick_weight
- * to load[index]. Either array may be NULL. */
-void sim_accumulate(ap_aperture *const *apertures, size_t n, double rate,
-                    double *conns, double *load);
+/* Computes the aperture of each of one service's clients on `ring` (one at
+ * a time, so memory stays at one aperture) and adds, per member, one
+ * connection to conns[index] and `rate` split over the members in
+ * proportion to pick_weight to load[index]. Either array may be NULL;
+ * *members (when not NULL) gets the total number of members. */
+int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
+                           uint32_t min_aperture, uint32_t service,
+                           double rate, double *conns, double *load,
+                           size_t *members, ap_error *err);
 
 /* Summary of a per-server quantity. */
 typedef struct sim_stats {

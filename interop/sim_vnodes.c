@@ -76,9 +76,15 @@ int sim_verb_vnodes(int argc, char **argv) {
   int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
-  if ((double)nodes * seeds * 4096 > 4e8)
+  double points = 0, widest = 0;
+  for (size_t i = 0; i < vnodes.n; i++) {
+    points += (double)nodes * seeds * vnodes.v[i];
+    if ((double)nodes * vnodes.v[i] > widest) widest = (double)nodes * vnodes.v[i];
+  }
+  if (widest > 4e6 || points > 5e7)
     return sim_args_fail(argv[0], kUsage,
-                         "--nodes x --seeds is too large (at most 100,000)");
+                         "--nodes x --seeds x --vnodes is too large (at most "
+                         "4,000,000 points per ring, 50,000,000 in all)");
   vnode_row rows[SIM_LIST_MAX];
   ap_error err;
   for (size_t i = 0; i < vnodes.n; i++) {

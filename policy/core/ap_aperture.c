@@ -77,11 +77,26 @@ int ap_aperture_seal(ap_aperture **ap, ap_error *err) {
     *ap = NULL;
     return ap_error_set(err, AP_ENOMEM, "out of memory for the member index");
   }
-  for (size_t k = 0; k < a->count; ++k) {
-    a->lookup[k].ring_index = a->members[k].index;
-    a->lookup[k].slot = (uint32_t)k;
+  /* Window modes list members clockwise: ascending ring indices with at
+   * most one wrap. Then the sorted index is a rotation, built in O(count);
+   * anything else (vdc, widened members) is sorted. */
+  const size_t n = a->count;
+  size_t descents = 0, wrap = 0;
+  for (size_t k = 1; k < n; ++k) {
+    if (a->members[k].index < a->members[k - 1].index) {
+      ++descents;
+      wrap = k;
+    }
   }
-  qsort(a->lookup, a->count, sizeof(ap_slot_ref), compare_refs);
+  const int rotation =
+      descents == 0 ||
+      (descents == 1 && a->members[n - 1].index < a->members[0].index);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t src = rotation ? (wrap + k) % n : k;
+    a->lookup[k].ring_index = a->members[src].index;
+    a->lookup[k].slot = (uint32_t)src;
+  }
+  if (!rotation) qsort(a->lookup, n, sizeof(ap_slot_ref), compare_refs);
   return AP_OK;
 }
 

@@ -10,6 +10,7 @@
  * Positions are compared as 32-bit reversed integers, so the order is exact.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy/core/ap_aperture_internal.h"
 #include "policy/core/ap_vdc.h"
@@ -35,18 +36,54 @@ int ap_vdc_order(uint32_t anchor, size_t n, uint32_t *order, ap_error *err) {
   return AP_OK;
 }
 
+/* The first m entries of ap_vdc_order() (m <= n). Small m: one pass keeping
+ * the m smallest keys in a sorted buffer (O(N) expected: after the first few
+ * thousand keys almost none enters the buffer); large m: the full sort. */
+#define AP_VDC_SELECT_MAX 64
+
+static int vdc_first(uint32_t anchor, size_t n, size_t m, uint32_t *out,
+                     ap_error *err) {
+  if (m > AP_VDC_SELECT_MAX) {
+    uint32_t *order = malloc(n * sizeof(uint32_t));
+    if (order == NULL) {
+      return ap_error_set(err, AP_ENOMEM, "out of memory for a vdc order");
+    }
+    int rc = ap_vdc_order(anchor, n, order, err);
+    if (rc == AP_OK) memcpy(out, order, m * sizeof(uint32_t));
+    free(order);
+    return rc;
+  }
+  uint64_t best[AP_VDC_SELECT_MAX];
+  size_t have = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t distance = ap_vdc_bits((uint32_t)k) - anchor;
+    const uint64_t key = ((uint64_t)distance << 32) | (uint64_t)k;
+    if (have == m && key >= best[m - 1]) continue;
+    size_t pos = have < m ? have++ : m - 1;
+    while (pos > 0 && best[pos - 1] > key) {
+      best[pos] = best[pos - 1];
+      --pos;
+    }
+    best[pos] = key;
+  }
+  for (size_t k = 0; k < m; ++k) out[k] = (uint32_t)(best[k] & 0xFFFFFFFFu);
+  return AP_OK;
+}
+
 int ap_mode_vdc_compute(const ap_ring *ring, const ap_subset_params *p,
                         uint32_t logical, ap_aperture **out, ap_error *err) {
   const size_t n = ap_ring_size(ring);
   const uint32_t anchor = ap_vdc_bits(p->peer_index);
-  uint32_t *order = malloc(n * sizeof(uint32_t));
+  /* The members and, for the width, the endpoint after them. */
+  const size_t m = (size_t)logical < n ? (size_t)logical + 1 : n;
+  uint32_t *order = malloc(m * sizeof(uint32_t));
   ap_aperture *ap = ap_aperture_alloc(logical);
   if (order == NULL || ap == NULL) {
     free(order);
     ap_aperture_destroy(ap);
     return ap_error_set(err, AP_ENOMEM, "out of memory for a vdc order");
   }
-  int rc = ap_vdc_order(anchor, n, order, err);
+  int rc = vdc_first(anchor, n, m, order, err);
   if (rc != AP_OK) {
     free(order);
     ap_aperture_destroy(ap);

@@ -80,18 +80,29 @@ double ap_pick_table_weight(const ap_pick_table *table, size_t i) {
 }
 
 /* The slot i with cum[i] <= u < cum[i+1]; u beyond the total (rounding)
- * maps to the last slot. Slots of zero rounded width are never returned. */
+ * maps to the last slot. Slots of zero rounded width are never returned.
+ * Larger tables: a branch-free binary search (the loop count depends only
+ * on n and the comparison compiles to a conditional move, so an
+ * unpredictable u costs no branch mispredictions). */
+#define AP_PICK_LINEAR_MAX 32
+
 static size_t slot_at(const ap_pick_table *t, double u) {
-  size_t lo = 0, hi = t->n - 1; /* answer in [lo, hi] */
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo + 1) / 2;
-    if (t->cum[mid] <= u) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
+  const double *cum = t->cum;
+  if (t->n <= AP_PICK_LINEAR_MAX) {
+    /* Small tables (the usual aperture of 12-13): count the boundaries at or
+     * below u. Independent comparisons vectorise and have no dependency
+     * chain, unlike the search's load-compare-select steps. */
+    size_t below = 0;
+    for (size_t i = 1; i < t->n; ++i) below += cum[i] <= u;
+    return below;
   }
-  return lo;
+  size_t base = 0, len = t->n; /* answer in [base, base + len) */
+  while (len > 1) {
+    const size_t half = len / 2;
+    base = cum[base + half] <= u ? base + half : base;
+    len -= half;
+  }
+  return base;
 }
 
 size_t ap_pick1(const ap_pick_table *table, ap_rng *rng) {
@@ -107,7 +118,9 @@ void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
     a = slot_at(table, ap_rng_uniform(rng) * table->total);
     const double lo = cum[a], wa = cum[a + 1] - cum[a];
     double u = ap_rng_uniform(rng) * (table->total - wa);
-    if (u >= lo) u += wa; /* skip the first slot's interval */
+    /* Skip the first slot's interval; a select, not a branch: the outcome
+     * is a coin flip that a branch predictor would miss half the time. */
+    u += u >= lo ? wa : 0.0;
     b = slot_at(table, u);
     if (b == a) {
       /* Only reachable through rounding at the interval's edge: take the
@@ -124,14 +137,17 @@ void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
 static double load_of(const ap_candidate *c) { return isnan(c->load) ? INFINITY : c->load; }
 
 int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b) {
-  if (a == NULL) return b == NULL ? 0 : 1;
-  if (b == NULL) return 0;
+  if (a == NULL || b == NULL) return a == NULL && b != NULL;
   const int ha = a->healthy != 0, hb = b->healthy != 0;
-  if (ha != hb) return ha ? 0 : 1;
+  if (ha != hb) return hb;
   const double la = load_of(a), lb = load_of(b);
   const double wa = isfinite(a->weight) && a->weight > 0.0 ? a->weight : 1.0;
   const double wb = isfinite(b->weight) && b->weight > 0.0 ? b->weight : 1.0;
-  if (fabs(wa - wb) <= 1e-4) return lb < la ? 1 : 0;
-  /* Compare la / wa with lb / wb without dividing: la * wb vs lb * wa. */
-  return lb * wa < la * wb ? 1 : 0;
+  /* Compare la / wa with lb / wb without dividing (la * wb vs lb * wa), or
+   * raw loads when the weights are within 1e-4. Written as selects so that
+   * the data-dependent outcome costs no misprediction. */
+  const int close = fabs(wa - wb) <= 1e-4;
+  const double left = close ? lb : lb * wa;
+  const double right = close ? la : la * wb;
+  return left < right;
 }

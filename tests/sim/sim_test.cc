@@ -253,6 +253,24 @@ TEST(Sim, HashSharesFollowWeights) {
   EXPECT_NEAR(row["moved_remove"].num(), row["key_share"][0].num(), 1e-12);
 }
 
+TEST(Sim, PlacementExperimentReportsEveryVariant) {
+  auto v = RunJson({"placement", "--json"});
+  const auto& vars = v["variants"];
+  ASSERT_EQ(vars.size(), 5u);
+  for (size_t i = 0; i < vars.size(); i++) {
+    // Nothing can beat the optimum: only the leaver's sessions must close.
+    EXPECT_GE(vars[i]["remove_changed"].num(), vars[i]["remove_optimum"].num())
+        << vars[i]["name"].str;
+    EXPECT_GE(vars[i]["add_changed"].num(), vars[i]["add_optimum"].num())
+        << vars[i]["name"].str;
+    EXPECT_GE(vars[i]["load_max_mean"].num(), 1.0 - 1e-9);
+    EXPECT_LE(vars[i]["load_min_mean"].num(), 1.0 + 1e-9);
+  }
+  // Index placement with smooth weights is exactly even (issue 7).
+  EXPECT_NEAR(vars[1]["load_max_mean"].num(), 1.0, 1e-9);
+  EXPECT_EQ(vars[0]["name"].str, "index + continuous");
+}
+
 TEST(Sim, OutputIsIdenticalEveryRun) {
   Result a = RunSim({"balance", "--json"});
   Result b = RunSim({"balance", "--json"});
@@ -316,6 +334,11 @@ TEST(Sim, BadInputExitsTwoWithAMessage) {
       {{"hash", "--weights", "1,-2"}, "--weights"},
       {{"hash", "--keys", "1e5"}, "--keys"},
       {{"vdc", "--json=1", "--count", "3"}, "--json"},
+      {{"placement", "--servers", "1"}, "--servers"},
+      // Sizes whose work or memory would be absurd are refused up front.
+      {{"churn", "--servers", "1000", "--clients", "1000"}, "--servers"},
+      {{"churn", "--grid-servers", "50,2000", "--grid-clients", "7,2000"}, "--grid-servers"},
+      {{"vnodes", "--nodes", "10000", "--vnodes", "4096"}, "--nodes"},
   };
   for (const auto& c : cases) {
     Result r = RunSim(c.args);

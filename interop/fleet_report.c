@@ -1,0 +1,201 @@
+#include "interop/fleet_report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "interop/json_write.h"
+
+fleet_spread fleet_spread_of(const double *values, int n) {
+  fleet_spread s;
+  memset(&s, 0, sizeof(s));
+  if (values == NULL || n <= 0) return s;
+  double sum = 0;
+  s.max = values[0];
+  s.min = values[0];
+  for (int i = 0; i < n; i++) {
+    sum += values[i];
+    if (values[i] > s.max) s.max = values[i];
+    if (values[i] < s.min) s.min = values[i];
+  }
+  s.mean = sum / n;
+  if (s.mean <= 0) return s;
+  double var = 0;
+  for (int i = 0; i < n; i++) var += (values[i] - s.mean) * (values[i] - s.mean);
+  s.cv = sqrt(var / n) / s.mean;
+  s.max_mean = s.max / s.mean;
+  return s;
+}
+
+static int same_scenario(const fleet_run *a, const fleet_run *b) {
+  return strcmp(a->scenario, b->scenario) == 0;
+}
+
+void fleet_report_table(FILE *f, const fleet_run *runs, int n) {
+  for (int i = 0; i < n; i++) {
+    const fleet_run *r = &runs[i];
+    if (i == 0 || !same_scenario(r, &runs[i - 1])) {
+      int clients = 0;
+      for (int s = 0; s < r->n_services; s++) clients += r->services[s].clients;
+      fprintf(f, "\nscenario %s: %d servers, %d service(s), %d clients, %.1f s per mode\n",
+              r->scenario, r->n_servers, r->n_services, clients, r->duration_s);
+      fprintf(f, "%-12s %8s %6s %8s %7s %6s %6s %6s %8s %8s %8s %s\n", "mode", "ok", "failed",
+              "calls/s", "ld max", "ld cv", "conns", "cn max", "p50 ms", "p99 ms", "p999 ms",
+              "notes");
+    }
+    if (!r->complete) {
+      fprintf(f, "%-12s run failed: %s\n", r->mode, r->error);
+      continue;
+    }
+    fprintf(f, "%-12s %8ld %6ld %8.0f %7.2f %6.2f %6ld %6.2f %8.2f %8.2f %8.2f", r->mode, r->ok,
+            r->failed, r->qps, r->calls.max_mean, r->calls.cv, r->connections_total,
+            r->connections.max_mean, r->p50_us / 1000.0, r->p99_us / 1000.0,
+            r->p999_us / 1000.0);
+    if (r->slow_share >= 0) {
+      fprintf(f, " slow share %.1f%% (fair %.1f%%)", 100 * r->slow_share, 100 * r->fair_share);
+    }
+    if (strcmp(r->scenario, "kill") == 0 || strcmp(r->scenario, "churn") == 0) {
+      fprintf(f, " failed on disturbed %ld, elsewhere %ld", r->failed_on_disturbed,
+              r->failed - r->failed_on_disturbed);
+      fprintf(f, ", conns opened %ld", r->connections_opened);
+    }
+    if (strcmp(r->scenario, "churn") == 0) {
+      const fleet_server_result *added = &r->servers[r->n_servers - 1];
+      fprintf(f, ", added server got %ld calls, dns queries %ld", added->calls, r->dns_queries);
+    }
+    if (strcmp(r->scenario, "kill") == 0) {
+      if (r->recover_s >= 0) fprintf(f, ", traffic back %.2f s after restart", r->recover_s);
+      else fprintf(f, ", traffic never returned");
+    }
+    if (r->n_services > 1) {
+      fprintf(f, " per service max/mean:");
+      for (int s = 0; s < r->n_services; s++) {
+        fprintf(f, " %s(%d)=%.2f/%ld srv", r->services[s].name, r->services[s].clients,
+                r->services[s].calls_max_mean, r->services[s].servers_used);
+      }
+    }
+    fputc('\n', f);
+  }
+  fprintf(f,
+          "\nld max = busiest server's calls / mean calls per server; ld cv = coefficient of "
+          "variation;\nconns = connections (sum of per-server peaks); cn max = max/mean of "
+          "connections; latency over all clients.\n");
+}
+
+static void spread_json(FILE *f, const char *name, const fleet_spread *s) {
+  fprintf(f, "\"%s\":{\"mean\":%.3f,\"max\":%.0f,\"min\":%.0f,\"max_mean\":%.4f,\"cv\":%.4f}", name,
+          s->mean, s->max, s->min, s->max_mean, s->cv);
+}
+
+void fleet_report_json(FILE *f, const fleet_run *runs, int n) {
+  fprintf(f, "{\"runs\":[");
+  for (int i = 0; i < n; i++) {
+    const fleet_run *r = &runs[i];
+    fprintf(f, "%s\n{\"scenario\":", i ? "," : "");
+    json_write_string(f, r->scenario);
+    fprintf(f, ",\"mode\":");
+    json_write_string(f, r->mode);
+    fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
+    json_write_string(f, r->error);
+    fprintf(f, ",\"duration_s\":%.2f,\"ok\":%ld,\"failed\":%ld,\"failed_on_disturbed\":%ld",
+            r->duration_s, r->ok, r->failed, r->failed_on_disturbed);
+    fprintf(f, ",\"by_code\":{");
+    int first = 1;
+    for (int c = 0; c <= 16; c++) {
+      if (!r->by_code[c]) continue;
+      fprintf(f, "%s\"%d\":%ld", first ? "" : ",", c, r->by_code[c]);
+      first = 0;
+    }
+    fprintf(f, "},\"qps\":%.1f,\"latency_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu},", r->qps,
+            (unsigned long long)r->p50_us, (unsigned long long)r->p99_us,
+            (unsigned long long)r->p999_us);
+    spread_json(f, "calls", &r->calls);
+    fputc(',', f);
+    spread_json(f, "connections", &r->connections);
+    fprintf(f, ",\"connections_total\":%ld,\"connections_opened\":%ld", r->connections_total,
+            r->connections_opened);
+    fprintf(f, ",\"slow_share\":%.4f,\"fair_share\":%.4f,\"recover_s\":%.3f,\"dns_queries\":%ld",
+            r->slow_share, r->fair_share, r->recover_s, r->dns_queries);
+    fprintf(f, ",\"servers\":[");
+    for (int s = 0; s < r->n_servers; s++) {
+      const fleet_server_result *sv = &r->servers[s];
+      fprintf(f, "%s{\"name\":", s ? "," : "");
+      json_write_string(f, sv->name);
+      fprintf(f,
+              ",\"calls\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld,\"slow\":%d,"
+              "\"killed\":%d,\"removed\":%d,\"added\":%d}",
+              sv->calls, sv->connections_peak, sv->connections_opened, sv->slow, sv->killed,
+              sv->removed, sv->added);
+    }
+    fprintf(f, "],\"services\":[");
+    for (int s = 0; s < r->n_services; s++) {
+      const fleet_service_result *sv = &r->services[s];
+      fprintf(f, "%s{\"name\":", s ? "," : "");
+      json_write_string(f, sv->name);
+      fprintf(f, ",\"clients\":%d,\"ok\":%ld,\"failed\":%ld,\"calls_max_mean\":%.4f,\"servers_used\":%ld}",
+              sv->clients, sv->ok, sv->failed, sv->calls_max_mean, sv->servers_used);
+    }
+    fprintf(f, "]}");
+  }
+  fprintf(f, "\n]}\n");
+}
+
+/* One panel: bars of calls (blue) and connection peaks (orange), each
+ * scaled to its own maximum within the panel; a dashed line marks the
+ * mean calls. */
+static void svg_panel(FILE *f, const fleet_run *r, double x0, double y0, double w, double h) {
+  fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">\n", x0, y0);
+  fprintf(f, "<rect width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n", w, h);
+  fprintf(f, "<text x=\"6\" y=\"16\" font-size=\"13\" font-weight=\"bold\">%s / %s</text>\n",
+          r->scenario, r->mode);
+  fprintf(f,
+          "<text x=\"6\" y=\"31\" font-size=\"11\">load max/mean %.2f, cv %.2f; conns %ld; p99 "
+          "%.1f ms; failed %ld</text>\n",
+          r->calls.max_mean, r->calls.cv, r->connections_total, r->p99_us / 1000.0, r->failed);
+  double top = 40, bottom = h - 18, plot_h = bottom - top;
+  double max_calls = 1, max_conns = 1;
+  for (int s = 0; s < r->n_servers; s++) {
+    if (r->servers[s].calls > max_calls) max_calls = (double)r->servers[s].calls;
+    if (r->servers[s].connections_peak > max_conns) max_conns = (double)r->servers[s].connections_peak;
+  }
+  double slot = (w - 12) / (r->n_servers > 0 ? r->n_servers : 1);
+  double bw = slot * 0.4;
+  for (int s = 0; s < r->n_servers; s++) {
+    const fleet_server_result *sv = &r->servers[s];
+    double x = 6 + s * slot;
+    double hc = plot_h * (double)sv->calls / max_calls;
+    double hn = plot_h * (double)sv->connections_peak / max_conns;
+    const char *color = sv->slow ? "#c0392b" : (sv->killed || sv->removed) ? "#7f8c8d" : "#2e86c1";
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s: %ld calls</title></rect>\n",
+            x, bottom - hc, bw, hc, color, sv->name, sv->calls);
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#e67e22\"><title>%s: %ld connections</title></rect>\n",
+            x + bw, bottom - hn, bw * 0.8, hn, sv->name, sv->connections_peak);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\">%s</text>\n", x, h - 5, sv->name);
+  }
+  double mean_y = bottom - plot_h * r->calls.mean / max_calls;
+  fprintf(f, "<line x1=\"4\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>\n",
+          w - 4, mean_y, mean_y);
+  fprintf(f, "</g>\n");
+}
+
+int fleet_report_svg(const char *path, const fleet_run *runs, int n) {
+  if (path == NULL) return -1;
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return -1;
+  const int cols = 2;
+  const double pw = 460, ph = 200, gap = 10, header = 50;
+  int rows = (n + cols - 1) / cols;
+  double W = cols * pw + (cols + 1) * gap, H = header + rows * (ph + gap) + gap;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\">\n", W, H);
+  fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+  fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"16\" font-weight=\"bold\">aperture fleet: per-server calls (blue; red = slow, grey = killed/removed) and connections (orange)</text>\n", gap);
+  fprintf(f, "<text x=\"%.0f\" y=\"40\" font-size=\"11\">bars scaled to each panel's maximum; dashed line = mean calls per server</text>\n", gap);
+  for (int i = 0; i < n; i++) {
+    if (!runs[i].complete) continue;
+    double x = gap + (i % cols) * (pw + gap);
+    double y = header + (i / cols) * (ph + gap);
+    svg_panel(f, &runs[i], x, y, pw, ph);
+  }
+  fprintf(f, "</svg>\n");
+  int bad = ferror(f);
+  return (fclose(f) != 0 || bad) ? -1 : 0;
+}

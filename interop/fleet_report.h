@@ -1,0 +1,84 @@
+/* Results of fleet runs and their presentation: a text table, JSON, and an
+ * SVG chart of per-server load and connections. */
+#ifndef APERTURE_INTEROP_FLEET_REPORT_H
+#define APERTURE_INTEROP_FLEET_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FLEET_MAX_SERVERS 64
+#define FLEET_MAX_SERVICES 4
+
+typedef struct fleet_server_result {
+  char name[32];          /* hostname given to the server (s0, s1, ...) */
+  long calls;             /* TestService calls it answered (all instances) */
+  long connections_peak;  /* most connections open at once (channelz) */
+  long connections_opened;
+  int slow;               /* 1: runs with extra latency */
+  int killed;             /* 1: killed and restarted (kill scenario) */
+  int removed;            /* 1: stopped mid-run (churn) */
+  int added;              /* 1: started mid-run (churn) */
+} fleet_server_result;
+
+typedef struct fleet_service_result {
+  char name[16];
+  int clients;
+  long ok, failed;
+  double calls_max_mean; /* this service's calls per server it used: max / mean */
+  long servers_used;     /* servers that got at least one of its calls */
+} fleet_service_result;
+
+/* Summary figures of a set of per-server values. */
+typedef struct fleet_spread {
+  double mean, max, min, max_mean, cv;
+} fleet_spread;
+
+/* Spread of `n` values; zeros when n == 0 or the mean is 0. Values of
+ * servers that got nothing count (a balancer that ignores a server is
+ * unbalanced). */
+fleet_spread fleet_spread_of(const double *values, int n);
+
+typedef struct fleet_run {
+  char scenario[32];
+  char mode[32];
+  double duration_s;
+  int n_servers;
+  fleet_server_result servers[FLEET_MAX_SERVERS];
+  int n_services;
+  fleet_service_result services[FLEET_MAX_SERVICES];
+  long ok, failed;
+  long failed_on_disturbed; /* failed calls whose peer was the killed/removed server */
+  long by_code[17];
+  double qps;
+  uint64_t p50_us, p99_us, p999_us;
+  fleet_spread calls, connections;
+  long connections_total;   /* sum of per-server peaks */
+  long connections_opened;  /* sum over servers */
+  double slow_share;        /* calls share of slow servers (slow-backend), else -1 */
+  double fair_share;        /* share each server would get if equal */
+  double recover_s;         /* kill: seconds from restart to its first call; -1 never */
+  long dns_queries;         /* churn: A queries the clients' resolvers made */
+  int complete;             /* 0: the run failed (see error) */
+  char error[160];
+} fleet_run;
+
+/* Writes the runs as a text table (one block per scenario). */
+void fleet_report_table(FILE *f, const fleet_run *runs, int n);
+
+/* Writes the runs as one JSON object {"runs":[...]}. */
+void fleet_report_json(FILE *f, const fleet_run *runs, int n);
+
+/* Writes an SVG chart to `path`: one panel per run, bars of per-server
+ * calls and connection peaks. Returns 0 or -1 when the file cannot be
+ * written. */
+int fleet_report_svg(const char *path, const fleet_run *runs, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

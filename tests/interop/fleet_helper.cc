@@ -1,0 +1,115 @@
+#include "tests/interop/fleet_helper.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+
+Json ReadJson(const std::string &path) {
+  char err[200];
+  return Json(json_parse_file(path.c_str(), err, sizeof(err)));
+}
+
+Child::Child(const std::string &binary, const std::vector<std::string> &args,
+             const std::string &stderr_path) {
+  std::vector<char *> argv;
+  argv.push_back(const_cast<char *>(binary.c_str()));
+  for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+  argv.push_back(nullptr);
+  p_ = proc_start(argv.data(), stderr_path.empty() ? nullptr : stderr_path.c_str());
+}
+
+Child::~Child() {
+  if (p_) proc_stop(p_, 5000);
+}
+
+std::string Child::WaitLine(const std::string &prefix, int timeout_ms) {
+  char buf[512];
+  if (p_ == nullptr || proc_wait_line(p_, prefix.c_str(), timeout_ms, buf, sizeof(buf)) != 0) {
+    return "";
+  }
+  return buf;
+}
+
+int Child::Terminate(int timeout_ms) {
+  if (p_ == nullptr) return -1;
+  proc_signal(p_, SIGTERM);
+  return Wait(timeout_ms);
+}
+
+int Child::Wait(int timeout_ms) {
+  int status = 0;
+  if (p_ == nullptr || proc_wait(p_, timeout_ms, &status) != 0) return -1;
+  return status;
+}
+
+void Child::Kill9() {
+  if (p_) proc_signal(p_, SIGKILL);
+}
+
+std::string InteropBinary(const std::string &name) {
+  char path[4096];
+  if (proc_find_binary(nullptr, name.c_str(), path, sizeof(path)) != 0) return "";
+  return path;
+}
+
+std::string TempDir(const std::string &tag) {
+  static std::atomic<int> counter{0};
+  const char *base = getenv("TEST_TMPDIR");
+  std::string dir = std::string(base ? base : "/tmp") + "/" + tag + "." +
+                    std::to_string(getpid()) + "." + std::to_string(counter++);
+  mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+ServerSet::ServerSet(int n, const std::vector<std::string> &extra_args, const std::string &tag)
+    : dir_(TempDir(tag)) {
+  std::string bin = InteropBinary("server");
+  for (int i = 0; i < n; i++) {
+    std::vector<std::string> args = {"--port", "0", "--hostname", hostname(i),
+                                     "--server-id", "id" + std::to_string(i),
+                                     "--stats-file", dir_ + "/server" + std::to_string(i) + ".json",
+                                     "--stats-interval-ms", "50"};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    servers_.push_back(std::make_unique<Child>(bin, args, dir_ + "/server" + std::to_string(i) + ".log"));
+    std::string line = servers_.back()->WaitLine("listening ");
+    size_t colon = line.rfind(':');
+    ports_.push_back(colon == std::string::npos ? -1 : atoi(line.c_str() + colon + 1));
+  }
+}
+
+std::string ServerSet::Address(int i) const { return "127.0.0.1:" + std::to_string(ports_[i]); }
+
+std::string ServerSet::Target() const {
+  std::string t = "ipv4:";
+  for (int i = 0; i < size(); i++) t += (i ? "," : "") + Address(i);
+  return t;
+}
+
+Json ServerSet::Stop(int i) {
+  int status = servers_[i]->Terminate();
+  if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return Json();
+  return ReadJson(dir_ + "/server" + std::to_string(i) + ".json");
+}
+
+std::vector<Json> ServerSet::StopAll() {
+  std::vector<Json> out;
+  for (int i = 0; i < size(); i++) out.push_back(Stop(i));
+  return out;
+}
+
+Json RunClient(const std::vector<std::string> &args, const std::string &dir, int timeout_ms) {
+  static std::atomic<int> counter{0};
+  std::string summary = dir + "/client" + std::to_string(counter++) + ".json";
+  std::vector<std::string> all = args;
+  all.push_back("--summary-file");
+  all.push_back(summary);
+  Child c(InteropBinary("client"), all, dir + "/client.log");
+  int status = c.Wait(timeout_ms);
+  if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return Json();
+  return ReadJson(summary);
+}
