@@ -86,6 +86,12 @@ if [ -n "$hdr_version" ] && [ "$hdr_version" != "$upstream" ]; then
   die "gRPC source headers say $hdr_version, installed library is $upstream"
 fi
 
+# gRPC's own Bazel BUILD files under src/ and include/ would make those
+# directories separate packages of @grpc_src and hide their headers from the
+# glob in grpc_src.BUILD; only the headers are used here, so set them aside.
+find "$src_dir/src" "$src_dir/include" -type f \( -name BUILD -o -name BUILD.bazel \) \
+  -exec sh -c 'for f; do mv "$f" "$f.upstream"; done' sh {} +
+
 link="$repo_root/bazel/grpc_src"
 if [ "$(readlink "$link" 2>/dev/null)" != "$src_dir" ]; then
   rm -f "$link"

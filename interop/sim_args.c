@@ -38,7 +38,10 @@ static int parse_double(const char *s, double min, double max, double *out) {
   errno = 0;
   char *end = NULL;
   double v = strtod(s, &end);
-  if (errno != 0 || *end != '\0' || !isfinite(v)) return -1;
+  /* ERANGE on underflow (a subnormal like 1e-320) still gives a usable
+   * value; on overflow v is infinite and rejected below. */
+  if ((errno != 0 && errno != ERANGE) || *end != '\0' || !isfinite(v))
+    return -1;
   if (v < min || v > max) return -1;
   *out = v;
   return 0;

@@ -17,11 +17,18 @@
  *    they make each server's share proportional to its arc (its weight);
  *  - "equal capacity": pick weight divided by the endpoint weight (the
  *    arc), i.e. servers of equal capacity on unequal arcs.
+ * A third window: a width fixed by the stable index space instead of N.
+ * With M = the smallest power of two above every stable index in use,
+ * every client takes the continuous window [i/C, i/C + k/C) with
+ * k = ceil(A*C/(M/2)) (ap_aperture_from_window): coverage is exactly k
+ * everywhere, so intersections are the coverage-normalised weights, and the
+ * width changes only when M doubles (at the cost of up to 2A members).
  * Changes: a server with stable index r >= 1 leaves (mean over 4 sampled
  * r), or a server with the next unused index N joins. Variants on index
  * placement (equal arcs in address order; the joiner lands mid-ring) are
  * the baselines.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +49,16 @@ typedef struct variant {
   placement place;
   ap_mode mode;
   int equal_capacity; /* divide pick weights by the endpoint weight */
+  int fixed_width;    /* window from the stable index space (see top) */
 } variant;
 
 static const variant kVariants[] = {
-    {"index + continuous", PLACE_INDEX, AP_MODE_CONTINUOUS, 0},
-    {"index + smooth", PLACE_INDEX, AP_MODE_SMOOTH, 0},
-    {"vdc-stable + continuous", PLACE_VDC, AP_MODE_CONTINUOUS, 1},
-    {"vdc-stable + smooth, load ~ arc", PLACE_VDC, AP_MODE_SMOOTH, 0},
-    {"vdc-stable + smooth, equal capacity", PLACE_VDC, AP_MODE_SMOOTH, 1},
+    {"index + continuous", PLACE_INDEX, AP_MODE_CONTINUOUS, 0, 0},
+    {"index + smooth", PLACE_INDEX, AP_MODE_SMOOTH, 0, 0},
+    {"vdc-stable + continuous", PLACE_VDC, AP_MODE_CONTINUOUS, 1, 0},
+    {"vdc-stable + smooth, load ~ arc", PLACE_VDC, AP_MODE_SMOOTH, 0, 0},
+    {"vdc-stable + smooth, equal capacity", PLACE_VDC, AP_MODE_SMOOTH, 1, 0},
+    {"vdc-stable + index-space width", PLACE_VDC, AP_MODE_CONTINUOUS, 1, 1},
 };
 #define NUM_VARIANTS (sizeof kVariants / sizeof kVariants[0])
 #define REMOVAL_SAMPLES 4
@@ -114,6 +123,16 @@ static int run_fleet(const variant *v, const uint32_t *present, size_t n,
   f->ids = malloc(cap * sizeof *f->ids);
   if (rc == AP_OK && (f->start == NULL || f->ids == NULL))
     rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+  double fixed_width = 1.0;
+  if (v->fixed_width) {
+    uint32_t top = 0;
+    for (size_t j = 0; j < n; j++)
+      if (present[j] > top) top = present[j];
+    double space = 1; /* M: smallest power of two above every index */
+    while (space <= top) space *= 2;
+    double k = ceil((double)a * clients / (space > 1 ? space / 2 : 1));
+    fixed_width = k >= clients ? 1.0 : k / clients;
+  }
   for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
     ap_subset_params p;
     ap_subset_params_init(&p);
@@ -122,7 +141,11 @@ static int run_fleet(const variant *v, const uint32_t *present, size_t n,
     p.peer_count = clients;
     p.min_aperture = a;
     ap_aperture *ap = NULL;
-    rc = ap_aperture_compute(ring, &p, &ap, err);
+    if (v->fixed_width)
+      rc = ap_aperture_from_window(ring, (double)c / clients, fixed_width,
+                                   &ap, err);
+    else
+      rc = ap_aperture_compute(ring, &p, &ap, err);
     if (rc != AP_OK) break;
     size_t m = ap_aperture_count(ap);
     if (f->total + m > cap) {
@@ -194,6 +217,7 @@ static size_t fleet_diff(const fleet *a, const fleet *b, uint32_t x,
 typedef struct cell {
   double remove, remove_opt, add, add_opt; /* fractions of sessions */
   double load_max, load_min;               /* over mean, one service */
+  double per_client;                       /* sessions per client */
 } cell;
 
 static int run_cell(const variant *v, uint32_t n, uint32_t clients,
@@ -213,6 +237,7 @@ static int run_cell(const variant *v, uint32_t n, uint32_t clients,
     sim_stats st = sim_stats_of(load, n);
     out->load_max = st.max_over_mean;
     out->load_min = st.min_over_mean;
+    out->per_client = (double)before.total / clients;
   }
   double total = (double)before.total;
   for (int k = 0; rc == AP_OK && k < REMOVAL_SAMPLES; k++) {
@@ -268,10 +293,19 @@ typedef struct sweep {
 
 static const uint32_t kSweepClients[] = {7, 10, 13, 25, 50, 100, 300};
 
+/* Sweep server counts: every 5th, plus the powers of two (64, 128, 256),
+ * where a joiner doubles the stable index space. */
+static uint32_t next_servers(uint32_t n) {
+  uint32_t next = n + 5 - n % 5;
+  for (uint32_t p = 64; p <= 256; p *= 2)
+    if (n < p && p < next) return p;
+  return next;
+}
+
 static int run_sweep(const variant *v, uint32_t a, sweep *s, ap_error *err) {
   memset(s, 0, sizeof *s);
   s->worst_load_min = 1e300;
-  for (uint32_t n = 50; n <= 300; n += 5) {
+  for (uint32_t n = 50; n <= 300; n = next_servers(n)) {
     for (size_t k = 0; k < sizeof kSweepClients / sizeof kSweepClients[0]; k++) {
       uint32_t c = kSweepClients[k];
       cell x;
@@ -331,12 +365,12 @@ int sim_verb_placement(int argc, char **argv) {
              "\"add_optimum\":%.15g,\"load_max_mean\":%.15g,"
              "\"load_min_mean\":%.15g,\"sweep_remove_ratio\":%.15g,"
              "\"sweep_add_ratio\":%.15g,\"sweep_load_max_mean\":%.15g,"
-             "\"sweep_load_min_mean\":%.15g}",
+             "\"sweep_load_min_mean\":%.15g,\"per_client\":%.15g}",
              i ? "," : "", kVariants[i].name, point[i].remove,
              point[i].remove_opt, point[i].add, point[i].add_opt,
              point[i].load_max, point[i].load_min,
              sw[i].worst_remove_ratio, sw[i].worst_add_ratio,
-             sw[i].worst_load_max, sw[i].worst_load_min);
+             sw[i].worst_load_max, sw[i].worst_load_min, point[i].per_client);
     printf("]}\n");
     return SIM_EXIT_OK;
   }
@@ -345,17 +379,19 @@ int sim_verb_placement(int argc, char **argv) {
          "of sessions before (remove: mean over %d\nstable indices >= 1; add: "
          "the next index); load = expected request share, max/mean.\n\n",
          clients, servers, min_aperture, REMOVAL_SAMPLES);
-  printf("  %-36s | remove  optimum | add     optimum | load max  min\n",
+  printf("  %-36s | remove  optimum | add     optimum | load max  min  | "
+         "conns/client\n",
          "variant");
   printf("  -------------------------------------+-----------------+----------"
-         "-------+--------------\n");
+         "-------+---------------+-------------\n");
   for (size_t i = 0; i < NUM_VARIANTS; i++)
-    printf("  %-36s | %6.2f%% %6.2f%% | %6.2f%% %6.2f%% | %6.3f %6.3f\n",
+    printf("  %-36s | %6.2f%% %6.2f%% | %6.2f%% %6.2f%% | %6.3f %6.3f | "
+           "%12.2f\n",
            kVariants[i].name, 100 * point[i].remove, 100 * point[i].remove_opt,
            100 * point[i].add, 100 * point[i].add_opt, point[i].load_max,
-           point[i].load_min);
-  printf("\nSweep: servers 50..300 step 5 x clients 7,10,13,25,50,100,300; "
-         "worst cases:\n\n");
+           point[i].load_min, point[i].per_client);
+  printf("\nSweep: servers 50..300 step 5 and 64, 128, 256 x clients "
+         "7,10,13,25,50,100,300;\nworst cases:\n\n");
   printf("  %-36s | remove/optimum (N, C) | add/optimum (N, C)   | load "
          "max/mean (N, C)  min\n",
          "variant");

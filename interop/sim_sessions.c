@@ -137,7 +137,7 @@ size_t sim_sessions_removed(const sim_sessions *before,
     size_t na = before->start[c + 1] - before->start[c];
     const uint32_t *b = after->idx + after->start[c];
     size_t nb = after->start[c + 1] - after->start[c];
-    opt += contains(a, na, r);
+    opt += (size_t)contains(a, na, r);
     /* after index j is identity j (j < r) or j + 1 */
     diff += diff_count(a, na, b, nb, UINT32_MAX, r, +1);
   }

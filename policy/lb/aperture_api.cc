@@ -1,0 +1,60 @@
+// The public C API (policy/include/aperture.h) and auto-registration when
+// the library is loaded.
+#include <stdlib.h>
+#include <string.h>
+
+#include <grpc/support/log.h>
+
+#include "policy/include/aperture.h"
+#include "policy/lb/lb_coordinate.h"
+#include "policy/lb/lb_register.h"
+
+namespace {
+
+// aperture_error and ap_error have the same layout; copy field by field to
+// avoid relying on it.
+void CopyError(const ap_error& from, aperture_error* to) {
+  if (to == nullptr) return;
+  to->code = from.code;
+  snprintf(to->message, sizeof(to->message), "%s", from.message);
+}
+
+bool AutoRegisterDisabled() {
+  const char* v = getenv("APERTURE_NO_AUTOREGISTER");
+  return v != nullptr && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+// Runs when the library is loaded (also through LD_PRELOAD), before main().
+__attribute__((constructor)) void AutoRegister() {
+  if (AutoRegisterDisabled()) return;
+  ap_error err;
+  if (aperture_lb::RegisterOnce(&err) != AP_OK) {
+    gpr_log(GPR_ERROR, "aperture: automatic registration failed: %s",
+            err.message);
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int aperture_register(aperture_error* err) {
+  ap_error e;
+  int rc = aperture_lb::RegisterOnce(&e);
+  CopyError(e, err);
+  return rc;
+}
+
+int aperture_is_registered(void) { return aperture_lb::IsRegistered() ? 1 : 0; }
+
+int aperture_set_coordinate(uint32_t peer_index, uint32_t peer_count,
+                            aperture_error* err) {
+  ap_error e;
+  int rc = aperture_lb::SetApiCoordinate(peer_index, peer_count, &e);
+  CopyError(e, err);
+  return rc;
+}
+
+void aperture_clear_coordinate(void) { aperture_lb::ClearApiCoordinate(); }
+
+}  // extern "C"

@@ -1,0 +1,186 @@
+#include "policy/lb/lb_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace aperture_lb {
+namespace {
+
+using grpc_core::Json;
+
+// Collects "field:X error:Y" entries in the format gRPC uses for its own
+// config errors.
+class Errors {
+ public:
+  void Add(absl::string_view field, absl::string_view message) {
+    entries_.push_back(absl::StrCat("field:", field, " error:", message));
+  }
+  bool empty() const { return entries_.empty(); }
+  absl::Status ToStatus() const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("errors validating aperture LB policy config: [",
+                     absl::StrJoin(entries_, "; "), "]"));
+  }
+
+ private:
+  std::vector<std::string> entries_;
+};
+
+// Reads a JSON number as an unsigned integer in [lo, hi].
+bool ReadUint(const Json::Object& obj, const char* field, uint64_t lo,
+              uint64_t hi, uint64_t* out, bool* present, Errors* errors) {
+  *present = false;
+  auto it = obj.find(field);
+  if (it == obj.end()) return true;
+  *present = true;
+  const Json& value = it->second;
+  std::string range = absl::StrCat("an integer in [", lo, ", ", hi, "]");
+  if (value.type() != Json::Type::NUMBER) {
+    errors->Add(field, absl::StrCat("is not a number (must be ", range, ")"));
+    return false;
+  }
+  const std::string& text = value.string_value();
+  if (text.empty() || text[0] == '-' ||
+      text.find_first_of(".eE") != std::string::npos) {
+    errors->Add(field, absl::StrCat("must be ", range, ", got ", text));
+    return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || end == nullptr || *end != '\0' || v < lo || v > hi) {
+    errors->Add(field, absl::StrCat("must be ", range, ", got ", text));
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool ReadPositiveNumber(const Json& value, const std::string& field,
+                        double* out, Errors* errors) {
+  if (value.type() != Json::Type::NUMBER) {
+    errors->Add(field, "is not a number (must be a finite number > 0)");
+    return false;
+  }
+  char* end = nullptr;
+  double v = strtod(value.string_value().c_str(), &end);
+  if (end == nullptr || *end != '\0' || !isfinite(v) || v <= 0) {
+    errors->Add(field, absl::StrCat("must be a finite number > 0, got ",
+                                    value.string_value()));
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
+  ApertureSettings s;
+  Errors errors;
+  if (json.type() == Json::Type::JSON_NULL) return s;
+  if (json.type() != Json::Type::OBJECT) {
+    errors.Add("aperture", "is not a JSON object");
+    return errors.ToStatus();
+  }
+  const Json::Object& obj = json.object_value();
+  bool present = false;
+  uint64_t v = 0;
+
+  auto mode = obj.find("mode");
+  if (mode != obj.end()) {
+    if (mode->second.type() != Json::Type::STRING) {
+      errors.Add("mode", "is not a string");
+    } else {
+      ap_error err;
+      if (ap_mode_parse(mode->second.string_value().c_str(), &s.mode, &err) !=
+          AP_OK) {
+        errors.Add("mode", err.message);
+      }
+    }
+  }
+  if (ReadUint(obj, "minAperture", 1, AP_MAX_PEERS, &v, &present, &errors) &&
+      present) {
+    s.min_aperture = static_cast<uint32_t>(v);
+  }
+  bool has_index = false, has_count = false;
+  uint64_t index = 0, count = 0;
+  bool index_ok =
+      ReadUint(obj, "peerIndex", 0, AP_MAX_PEERS - 1, &index, &has_index,
+               &errors);
+  bool count_ok =
+      ReadUint(obj, "peerCount", 1, AP_MAX_PEERS, &count, &has_count, &errors);
+  if (index_ok && count_ok) {
+    if (has_index != has_count) {
+      errors.Add(has_index ? "peerCount" : "peerIndex",
+                 has_index ? "is required when peerIndex is set"
+                           : "is required when peerCount is set");
+    } else if (has_index) {
+      if (index >= count) {
+        errors.Add("peerIndex",
+                   absl::StrCat("must be less than peerCount (", count,
+                                "), got ", index));
+      } else {
+        s.has_coordinate = true;
+        s.peer_index = static_cast<uint32_t>(index);
+        s.peer_count = static_cast<uint32_t>(count);
+      }
+    }
+  }
+  if (ReadUint(obj, "choiceCount", 2, kMaxChoiceCount, &v, &present,
+               &errors) &&
+      present) {
+    s.choice_count = static_cast<uint32_t>(v);
+  }
+  if (ReadUint(obj, "minReady", 1, AP_MAX_PEERS, &v, &present, &errors) &&
+      present) {
+    s.has_min_ready = true;
+    s.min_ready = static_cast<uint32_t>(v);
+  }
+  if (ReadUint(obj, "randomSeed", 0, UINT64_MAX, &v, &present, &errors) &&
+      present) {
+    s.has_random_seed = true;
+    s.random_seed = v;
+  }
+  auto eager = obj.find("eagerConnect");
+  if (eager != obj.end()) {
+    if (eager->second.type() == Json::Type::JSON_TRUE) {
+      s.eager_connect = true;
+    } else if (eager->second.type() == Json::Type::JSON_FALSE) {
+      s.eager_connect = false;
+    } else {
+      errors.Add("eagerConnect", "is not a boolean");
+    }
+  }
+  auto weights = obj.find("weights");
+  if (weights != obj.end()) {
+    if (weights->second.type() != Json::Type::OBJECT) {
+      errors.Add("weights",
+                 "is not a JSON object (address -> positive number)");
+    } else {
+      for (const auto& kv : weights->second.object_value()) {
+        std::string field = absl::StrCat("weights[\"", kv.first, "\"]");
+        if (kv.first.empty()) {
+          errors.Add(field, "address is empty");
+          continue;
+        }
+        double w = 0;
+        if (ReadPositiveNumber(kv.second, field, &w, &errors)) {
+          s.weights[kv.first] = w;
+        }
+      }
+    }
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  return s;
+}
+
+}  // namespace aperture_lb

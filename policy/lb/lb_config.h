@@ -1,0 +1,60 @@
+// The "aperture" LB policy config: parsing and validation of the JSON object
+// under {"aperture": {...}} in a service config's loadBalancingConfig.
+#ifndef APERTURE_LB_CONFIG_H
+#define APERTURE_LB_CONFIG_H
+
+#include <stdint.h>
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+#include "policy/core/ap_aperture.h"
+#include "src/core/lib/json/json.h"
+#include "src/core/lib/load_balancing/lb_policy.h"
+
+namespace aperture_lb {
+
+constexpr absl::string_view kPolicyName = "aperture";
+constexpr uint32_t kDefaultChoiceCount = 2;
+constexpr uint32_t kMaxChoiceCount = 10;
+
+// Every field is optional; has_* says whether the config gave it.
+struct ApertureSettings {
+  ap_mode mode = AP_MODE_CONTINUOUS;
+  uint32_t min_aperture = AP_DEFAULT_MIN_APERTURE;
+  bool has_coordinate = false;  // peerIndex and peerCount come together
+  uint32_t peer_index = 0;
+  uint32_t peer_count = 0;
+  uint32_t choice_count = kDefaultChoiceCount;
+  std::map<std::string, double> weights;  // "host:port" -> weight > 0
+  bool eager_connect = false;
+  bool has_min_ready = false;  // default: the logical aperture
+  uint32_t min_ready = 0;
+  bool has_random_seed = false;  // default: one random seed per process
+  uint64_t random_seed = 0;
+};
+
+// Validates `json` (the value of the "aperture" key). Unknown fields are
+// ignored, as gRPC does for its own policies. On error the status message
+// names every bad field, e.g.
+//   errors validating aperture LB policy config: [field:minAperture error:...]
+absl::StatusOr<ApertureSettings> ParseApertureSettings(
+    const grpc_core::Json& json);
+
+class ApertureLbConfig : public grpc_core::LoadBalancingPolicy::Config {
+ public:
+  explicit ApertureLbConfig(ApertureSettings settings)
+      : settings_(std::move(settings)) {}
+  absl::string_view name() const override { return kPolicyName; }
+  const ApertureSettings& settings() const { return settings_; }
+
+ private:
+  ApertureSettings settings_;
+};
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_CONFIG_H

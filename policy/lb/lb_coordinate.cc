@@ -1,0 +1,150 @@
+#include "policy/lb/lb_coordinate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+
+#include "policy/core/ap_aperture.h"
+
+namespace aperture_lb {
+namespace {
+
+// count << 32 | index; 0 means unset (a count is never 0).
+std::atomic<uint64_t> g_api_coordinate{0};
+
+bool ParseUint32(const char* text, uint32_t* out) {
+  if (text == nullptr || *text < '0' || *text > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno != 0 || end == nullptr || *end != '\0' || v > UINT32_MAX) {
+    return false;
+  }
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+bool EnvFlagSet(const char* name) {
+  const char* v = getenv(name);
+  return v != nullptr && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+// Reads APERTURE_PEER_COUNT; false (with a note) when absent or invalid.
+bool EnvPeerCount(uint32_t* count, std::string* note) {
+  const char* text = getenv("APERTURE_PEER_COUNT");
+  if (text == nullptr) return false;
+  if (!ParseUint32(text, count) || *count == 0 || *count > AP_MAX_PEERS) {
+    absl::StrAppend(note, "APERTURE_PEER_COUNT=\"", text,
+                    "\" ignored: must be an integer in [1, ", AP_MAX_PEERS,
+                    "]; ");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseHostnameOrdinal(const char* hostname, uint32_t* ordinal) {
+  if (hostname == nullptr) return false;
+  // Only the first label counts: "web-3.svc.cluster.local" -> "web-3".
+  std::string name(hostname);
+  size_t dot = name.find('.');
+  if (dot != std::string::npos) name.resize(dot);
+  size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash + 1 >= name.size()) return false;
+  return ParseUint32(name.c_str() + dash + 1, ordinal);
+}
+
+int SetApiCoordinate(uint32_t peer_index, uint32_t peer_count, ap_error* err) {
+  if (peer_count == 0 || peer_count > AP_MAX_PEERS) {
+    return ap_error_set(err, AP_ERANGE,
+                        "peer_count must be in [1, %u], got %u",
+                        AP_MAX_PEERS, peer_count);
+  }
+  if (peer_index >= peer_count) {
+    return ap_error_set(err, AP_EINVAL,
+                        "peer_index must be less than peer_count (%u), got %u",
+                        peer_count, peer_index);
+  }
+  g_api_coordinate.store((static_cast<uint64_t>(peer_count) << 32) | peer_index,
+                         std::memory_order_release);
+  ap_error_clear(err);
+  return AP_OK;
+}
+
+void ClearApiCoordinate() {
+  g_api_coordinate.store(0, std::memory_order_release);
+}
+
+Coordinate ResolveCoordinate(const ApertureSettings& settings) {
+  Coordinate c;
+  if (settings.has_coordinate) {
+    c.known = true;
+    c.peer_index = settings.peer_index;
+    c.peer_count = settings.peer_count;
+    c.source = "config";
+    return c;
+  }
+  uint64_t api = g_api_coordinate.load(std::memory_order_acquire);
+  if (api != 0) {
+    c.known = true;
+    c.peer_index = static_cast<uint32_t>(api & 0xffffffffu);
+    c.peer_count = static_cast<uint32_t>(api >> 32);
+    c.source = "api";
+    return c;
+  }
+  const char* index_text = getenv("APERTURE_PEER_INDEX");
+  uint32_t count = 0;
+  bool have_count = EnvPeerCount(&count, &c.note);
+  if (index_text != nullptr) {
+    uint32_t index = 0;
+    if (!ParseUint32(index_text, &index)) {
+      absl::StrAppend(&c.note, "APERTURE_PEER_INDEX=\"", index_text,
+                      "\" ignored: not a non-negative integer; ");
+    } else if (!have_count) {
+      absl::StrAppend(&c.note,
+                      "APERTURE_PEER_INDEX ignored: APERTURE_PEER_COUNT is "
+                      "missing or invalid; ");
+    } else if (index >= count) {
+      absl::StrAppend(&c.note, "APERTURE_PEER_INDEX=", index,
+                      " ignored: must be less than APERTURE_PEER_COUNT=", count,
+                      "; ");
+    } else {
+      c.known = true;
+      c.peer_index = index;
+      c.peer_count = count;
+      c.source = "environment";
+      return c;
+    }
+  }
+  if (EnvFlagSet("APERTURE_PEER_FROM_HOSTNAME")) {
+    char host[256] = {0};
+    uint32_t ordinal = 0;
+    if (!have_count) {
+      absl::StrAppend(&c.note,
+                      "APERTURE_PEER_FROM_HOSTNAME needs APERTURE_PEER_COUNT; ");
+    } else if (gethostname(host, sizeof(host) - 1) != 0) {
+      absl::StrAppend(&c.note, "gethostname failed: ", strerror(errno), "; ");
+    } else if (!ParseHostnameOrdinal(host, &ordinal)) {
+      absl::StrAppend(&c.note, "host name \"", host,
+                      "\" has no trailing -N ordinal; ");
+    } else if (ordinal >= count) {
+      absl::StrAppend(&c.note, "host name ordinal ", ordinal,
+                      " is not less than APERTURE_PEER_COUNT=", count, "; ");
+    } else {
+      c.known = true;
+      c.peer_index = ordinal;
+      c.peer_count = count;
+      c.source = "hostname";
+      return c;
+    }
+  }
+  return c;
+}
+
+}  // namespace aperture_lb

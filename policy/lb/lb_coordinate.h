@@ -1,0 +1,41 @@
+// The process coordinate (peer index, peer count) of a channel's aperture:
+// from the config, the C API, the environment or the host name ordinal, in
+// that order of precedence.
+#ifndef APERTURE_LB_COORDINATE_H
+#define APERTURE_LB_COORDINATE_H
+
+#include <stdint.h>
+
+#include <string>
+
+#include "policy/core/ap_error.h"
+#include "policy/lb/lb_config.h"
+
+namespace aperture_lb {
+
+struct Coordinate {
+  bool known = false;
+  uint32_t peer_index = 0;
+  uint32_t peer_count = 0;
+  // "config", "api", "environment", "hostname" or "none".
+  const char* source = "none";
+  // Why a lower-precedence source was skipped or ignored ("" when nothing
+  // worth reporting), e.g. a malformed APERTURE_PEER_INDEX.
+  std::string note;
+};
+
+// Resolves the coordinate for a policy with the given settings. Never fails:
+// invalid environment values are skipped and described in `note`.
+Coordinate ResolveCoordinate(const ApertureSettings& settings);
+
+// Process-wide coordinate set through the C API (thread-safe).
+int SetApiCoordinate(uint32_t peer_index, uint32_t peer_count, ap_error* err);
+void ClearApiCoordinate();
+
+// Parses the trailing "-N" ordinal of a host name ("web-3" -> 3). Returns
+// false when there is none or it does not fit in uint32_t.
+bool ParseHostnameOrdinal(const char* hostname, uint32_t* ordinal);
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_COORDINATE_H

@@ -1,0 +1,125 @@
+#include "policy/lb/lb_picker.h"
+
+#include <time.h>
+
+#include <new>
+#include <utility>
+
+#include "policy/core/ap_hash.h"
+#include "policy/core/ap_rng.h"
+
+namespace aperture_lb {
+namespace {
+
+using grpc_core::LoadBalancingPolicy;
+
+// Counts a call in flight on its endpoint. Lives in the call's arena: the
+// channel destroys it through std::unique_ptr, so operator delete must not
+// free anything (the arena owns the memory).
+class CallTracker
+    : public LoadBalancingPolicy::SubchannelCallTrackerInterface {
+ public:
+  explicit CallTracker(grpc_core::RefCountedPtr<EndpointCounters> counters)
+      : counters_(std::move(counters)) {}
+
+  ~CallTracker() override {
+    // A call that started but never reported its end still leaves.
+    if (started_ && !finished_) {
+      counters_->outstanding.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+
+  static void operator delete(void*) {}
+
+  void Start() override {
+    started_ = true;
+    counters_->outstanding.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void Finish(FinishArgs args) override {
+    if (!started_ || finished_) return;
+    finished_ = true;
+    counters_->outstanding.fetch_sub(1, std::memory_order_relaxed);
+    if (!args.status.ok()) {
+      counters_->failures.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  grpc_core::RefCountedPtr<EndpointCounters> counters_;
+  bool started_ = false;
+  bool finished_ = false;
+};
+
+std::atomic<uint64_t> g_thread_seed_counter{0};
+
+// One generator per thread, seeded on first use from the clock, a process
+// counter and the thread's own address.
+ap_rng* ThreadRng() {
+  static thread_local ap_rng rng;
+  static thread_local bool seeded = false;
+  if (!seeded) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t seed = ap_mix64(
+        static_cast<uint64_t>(ts.tv_nsec) ^
+        (static_cast<uint64_t>(ts.tv_sec) << 30) ^
+        ap_mix64(g_thread_seed_counter.fetch_add(1, std::memory_order_relaxed)) ^
+        reinterpret_cast<uintptr_t>(&rng));
+    ap_rng_seed(&rng, seed);
+    seeded = true;
+  }
+  return &rng;
+}
+
+}  // namespace
+
+AperturePicker::AperturePicker(std::vector<Slot> slots, ap_pick_table* table,
+                               uint32_t choice_count)
+    : slots_(std::move(slots)), table_(table), choice_count_(choice_count) {}
+
+AperturePicker::~AperturePicker() { ap_pick_table_destroy(table_); }
+
+LoadBalancingPolicy::PickResult AperturePicker::Pick(
+    LoadBalancingPolicy::PickArgs args) {
+  ap_rng* rng = ThreadRng();
+  size_t best = 0;
+  if (slots_.size() > 1) {
+    size_t second = 0;
+    ap_pick2(table_, rng, &best, &second);
+    ap_candidate a = {
+        static_cast<double>(
+            slots_[best].counters->outstanding.load(std::memory_order_relaxed)),
+        slots_[best].weight, 1};
+    ap_candidate b = {
+        static_cast<double>(slots_[second].counters->outstanding.load(
+            std::memory_order_relaxed)),
+        slots_[second].weight, 1};
+    if (ap_p2c_choose(&a, &b) == 1) {
+      best = second;
+      a = b;
+    }
+    // choiceCount > 2: more weighted draws, the least loaded wins.
+    for (uint32_t extra = 2; extra < choice_count_; ++extra) {
+      size_t c = ap_pick1(table_, rng);
+      ap_candidate cand = {
+          static_cast<double>(
+              slots_[c].counters->outstanding.load(std::memory_order_relaxed)),
+          slots_[c].weight, 1};
+      if (ap_p2c_choose(&a, &cand) == 1) {
+        best = c;
+        a = cand;
+      }
+    }
+  }
+  const Slot& slot = slots_[best];
+  slot.counters->picks.fetch_add(1, std::memory_order_relaxed);
+  void* memory = args.call_state->Alloc(sizeof(CallTracker));
+  auto* tracker = new (memory) CallTracker(slot.counters);
+  return LoadBalancingPolicy::PickResult::Complete(
+      slot.subchannel,
+      std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>(
+          tracker));
+}
+
+}  // namespace aperture_lb

@@ -1,0 +1,54 @@
+// The aperture picker: an immutable snapshot of the READY members of the
+// aperture. Pick() draws candidates with the core's pick table, keeps the
+// least loaded (P2C, load / pick weight) and attaches a call tracker
+// allocated from the call's arena. No locks, no heap allocation per pick.
+#ifndef APERTURE_LB_PICKER_H
+#define APERTURE_LB_PICKER_H
+
+#include <stdint.h>
+
+#include <atomic>
+#include <vector>
+
+#include "policy/core/ap_pick.h"
+#include "src/core/lib/gprpp/ref_counted.h"
+#include "src/core/lib/gprpp/ref_counted_ptr.h"
+#include "src/core/lib/load_balancing/lb_policy.h"
+#include "src/core/lib/load_balancing/subchannel_interface.h"
+
+namespace aperture_lb {
+
+// Per-endpoint call counters, shared by the policy, its pickers, the call
+// trackers (which may outlive both) and the status snapshots.
+class EndpointCounters : public grpc_core::RefCounted<EndpointCounters> {
+ public:
+  std::atomic<int64_t> outstanding{0};
+  std::atomic<uint64_t> picks{0};
+  std::atomic<uint64_t> failures{0};
+};
+
+class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
+ public:
+  struct Slot {
+    grpc_core::RefCountedPtr<grpc_core::SubchannelInterface> subchannel;
+    grpc_core::RefCountedPtr<EndpointCounters> counters;
+    double weight;  // the member's pick weight, > 0
+  };
+
+  // Takes ownership of `table` (one slot per entry of `slots`, same order).
+  AperturePicker(std::vector<Slot> slots, ap_pick_table* table,
+                 uint32_t choice_count);
+  ~AperturePicker() override;
+
+  grpc_core::LoadBalancingPolicy::PickResult Pick(
+      grpc_core::LoadBalancingPolicy::PickArgs args) override;
+
+ private:
+  const std::vector<Slot> slots_;
+  ap_pick_table* const table_;
+  const uint32_t choice_count_;
+};
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_PICKER_H

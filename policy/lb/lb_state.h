@@ -1,0 +1,79 @@
+// What the status service sees of one policy instance: an immutable state
+// published by the policy after every change, plus live atomic counters.
+#ifndef APERTURE_LB_STATE_H
+#define APERTURE_LB_STATE_H
+
+#include <stdint.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+#include "policy/lb/lb_picker.h"
+#include "policy/registry/ap_registry.h"
+
+namespace aperture_lb {
+
+struct PublishedEndpoint {
+  std::string address;
+  uint32_t ring_index = 0;
+  double endpoint_weight = 1;
+  double intersection = 0;
+  double pick_weight = 0;
+  bool in_aperture = false;
+  bool widened = false;
+  int connectivity = -1;  // ap_connectivity, -1 without a subchannel
+  grpc_core::RefCountedPtr<EndpointCounters> counters;  // null if none
+};
+
+struct PublishedState {
+  std::string mode = "continuous";
+  std::string coordinate_source = "none";
+  uint32_t peer_index = 0;
+  uint32_t peer_count = 0;
+  double offset = 0;
+  double width = 0;
+  uint32_t min_aperture = 0;
+  uint32_t logical_aperture = 0;
+  uint32_t physical_aperture = 0;
+  uint32_t widened = 0;
+  std::string fingerprint;
+  std::string last_status;
+  std::vector<PublishedEndpoint> endpoints;  // ring order
+};
+
+// Counters that change without a new published state.
+struct LiveCounters {
+  std::atomic<uint64_t> resolver_updates{0};
+  std::atomic<uint64_t> rebuilds{0};
+  std::atomic<uint64_t> subchannels_created{0};
+  std::atomic<uint64_t> subchannels_destroyed{0};
+  std::atomic<uint64_t> widenings{0};
+};
+
+// Holds the latest published state of one instance. Publish() runs in the
+// policy's work serializer; Snapshot() runs on any thread (the registry
+// calls it); the mutex only guards swapping the pointer.
+class StatePublisher {
+ public:
+  explicit StatePublisher(std::string target) : target_(std::move(target)) {}
+
+  void Publish(std::shared_ptr<const PublishedState> state);
+  LiveCounters& counters() { return counters_; }
+
+  // Deep copy into `out` (zeroed by the caller), malloc'd for the registry.
+  int Snapshot(ap_ring_state* out);
+
+ private:
+  const std::string target_;
+  absl::Mutex mu_;
+  std::shared_ptr<const PublishedState> state_ ABSL_GUARDED_BY(mu_);
+  LiveCounters counters_;
+};
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_STATE_H

@@ -1,0 +1,169 @@
+// Config validation, coordinate sources and the registration API.
+#include <stdlib.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "aperture.h"
+#include "policy/lb/lb_coordinate.h"
+#include "src/core/lib/config/core_configuration.h"
+#include "src/core/lib/json/json.h"
+#include "tests/lb/lb_test_util.h"
+
+namespace aperture_test {
+namespace {
+
+// Parses a service config's LB policy list through gRPC's registry, as a
+// channel does.
+absl::Status ParseThroughRegistry(const std::string& aperture_json) {
+  auto json = grpc_core::Json::Parse("[{\"aperture\":" + aperture_json + "}]");
+  if (!json.ok()) return json.status();
+  return grpc_core::CoreConfiguration::Get()
+      .lb_policy_registry()
+      .ParseLoadBalancingConfig(*json)
+      .status();
+}
+
+void ExpectFieldError(const std::string& json, const std::string& field) {
+  absl::Status s = ParseThroughRegistry(json);
+  EXPECT_FALSE(s.ok()) << json;
+  EXPECT_NE(std::string(s.message()).find("field:" + field + " "),
+            std::string::npos)
+      << json << " -> " << s.message();
+}
+
+TEST(ApertureConfig, ValidConfigsParse) {
+  EXPECT_TRUE(ParseThroughRegistry("{}").ok());
+  EXPECT_TRUE(ParseThroughRegistry(
+                  "{\"mode\":\"discrete\",\"minAperture\":3,\"peerIndex\":2,"
+                  "\"peerCount\":7,\"choiceCount\":3,\"eagerConnect\":true,"
+                  "\"minReady\":2,\"randomSeed\":42,"
+                  "\"weights\":{\"10.0.0.1:80\":2.5}}")
+                  .ok());
+  // Unknown fields are ignored, as for gRPC's own policies.
+  EXPECT_TRUE(ParseThroughRegistry("{\"someFutureField\":1}").ok());
+}
+
+TEST(ApertureConfig, BadFieldsAreNamed) {
+  ExpectFieldError("{\"mode\":\"sideways\"}", "mode");
+  ExpectFieldError("{\"mode\":3}", "mode");
+  ExpectFieldError("{\"minAperture\":0}", "minAperture");
+  ExpectFieldError("{\"minAperture\":2.5}", "minAperture");
+  ExpectFieldError("{\"minAperture\":\"4\"}", "minAperture");
+  ExpectFieldError("{\"peerIndex\":3,\"peerCount\":3}", "peerIndex");
+  ExpectFieldError("{\"peerIndex\":1}", "peerCount");
+  ExpectFieldError("{\"peerCount\":0,\"peerIndex\":0}", "peerCount");
+  ExpectFieldError("{\"choiceCount\":1}", "choiceCount");
+  ExpectFieldError("{\"choiceCount\":11}", "choiceCount");
+  ExpectFieldError("{\"eagerConnect\":\"yes\"}", "eagerConnect");
+  ExpectFieldError("{\"minReady\":-1}", "minReady");
+  ExpectFieldError("{\"randomSeed\":-5}", "randomSeed");
+  ExpectFieldError("{\"weights\":[1,2]}", "weights");
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":0}}",
+                   "weights[\"10.0.0.1:80\"]");
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":-2}}",
+                   "weights[\"10.0.0.1:80\"]");
+  // Several errors are all reported.
+  absl::Status s = ParseThroughRegistry("{\"minAperture\":0,\"choiceCount\":99}");
+  EXPECT_NE(std::string(s.message()).find("field:minAperture"), std::string::npos);
+  EXPECT_NE(std::string(s.message()).find("field:choiceCount"), std::string::npos);
+}
+
+// A channel with a bad config fails its calls with the field in the status.
+TEST(ApertureConfig, BadConfigInChannelFailsCallsNamingTheField) {
+  Backend backend;
+  TestChannel channel(
+      "badconfig",
+      "{\"loadBalancingConfig\":[{\"aperture\":{\"choiceCount\":1}}]}");
+  channel.SetAddresses({backend.address()});
+  grpc::Status status = channel.Call(2000);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.error_message().find("choiceCount"), std::string::npos)
+      << status.error_message();
+  EXPECT_EQ(backend.calls(), 0u);
+}
+
+TEST(ApertureApi, RegisterIsIdempotent) {
+  EXPECT_EQ(aperture_is_registered(), 1);  // registered at load
+  aperture_error err;
+  EXPECT_EQ(aperture_register(&err), APERTURE_OK);
+  EXPECT_EQ(aperture_register(nullptr), APERTURE_OK);
+  EXPECT_EQ(aperture_is_registered(), 1);
+}
+
+TEST(ApertureApi, CoordinateErrors) {
+  aperture_error err;
+  EXPECT_EQ(aperture_set_coordinate(3, 3, &err), APERTURE_EINVAL);
+  EXPECT_NE(std::string(err.message).find("peer_index"), std::string::npos);
+  EXPECT_EQ(aperture_set_coordinate(0, 0, &err), APERTURE_ERANGE);
+  EXPECT_NE(std::string(err.message).find("peer_count"), std::string::npos);
+  EXPECT_EQ(aperture_set_coordinate(0, 2000000, &err), APERTURE_ERANGE);
+  EXPECT_EQ(aperture_set_coordinate(1, 4, nullptr), APERTURE_OK);
+  aperture_clear_coordinate();
+}
+
+TEST(ApertureCoordinate, HostnameOrdinal) {
+  uint32_t v = 0;
+  EXPECT_TRUE(aperture_lb::ParseHostnameOrdinal("web-3", &v));
+  EXPECT_EQ(v, 3u);
+  EXPECT_TRUE(aperture_lb::ParseHostnameOrdinal("my-app-12.svc.cluster.local", &v));
+  EXPECT_EQ(v, 12u);
+  EXPECT_FALSE(aperture_lb::ParseHostnameOrdinal("web", &v));
+  EXPECT_FALSE(aperture_lb::ParseHostnameOrdinal("web-", &v));
+  EXPECT_FALSE(aperture_lb::ParseHostnameOrdinal("web-x1", &v));
+  EXPECT_FALSE(aperture_lb::ParseHostnameOrdinal("web-99999999999", &v));
+}
+
+// Precedence config > API > environment > host name, seen in the status
+// snapshot of a live channel; no coordinate falls back to random.
+TEST(ApertureCoordinate, PrecedenceThroughLiveChannels) {
+  Backend b1, b2, b3;
+  std::vector<std::string> addresses = {b1.address(), b2.address(), b3.address()};
+  auto source_of = [&](const std::string& name, const std::string& config,
+                       StateView* out) {
+    TestChannel channel(name, "{\"loadBalancingConfig\":[{\"aperture\":" +
+                                  config + "}]}");
+    channel.SetAddresses(addresses);
+    EXPECT_TRUE(channel.Call().ok());
+    EXPECT_TRUE(Snapshot(channel.target(), out));
+    return out->coordinate_source;
+  };
+  unsetenv("APERTURE_PEER_INDEX");
+  unsetenv("APERTURE_PEER_COUNT");
+  unsetenv("APERTURE_PEER_FROM_HOSTNAME");
+  aperture_clear_coordinate();
+  StateView s;
+  EXPECT_EQ(source_of("coord-none", "{}", &s), "none");
+  EXPECT_EQ(s.mode, "random");
+  EXPECT_EQ(s.peer_count, 0u);
+  EXPECT_NE(s.last_status.find("random aperture"), std::string::npos);
+
+  setenv("APERTURE_PEER_INDEX", "2", 1);
+  setenv("APERTURE_PEER_COUNT", "5", 1);
+  EXPECT_EQ(source_of("coord-env", "{}", &s), "environment");
+  EXPECT_EQ(s.peer_index, 2u);
+  EXPECT_EQ(s.peer_count, 5u);
+
+  ASSERT_EQ(aperture_set_coordinate(1, 4, nullptr), APERTURE_OK);
+  EXPECT_EQ(source_of("coord-api", "{}", &s), "api");
+  EXPECT_EQ(s.peer_index, 1u);
+  EXPECT_EQ(s.peer_count, 4u);
+
+  EXPECT_EQ(source_of("coord-config", "{\"peerIndex\":0,\"peerCount\":2}", &s),
+            "config");
+  EXPECT_EQ(s.peer_count, 2u);
+  EXPECT_EQ(s.mode, "continuous");
+  aperture_clear_coordinate();
+
+  // A malformed environment coordinate is skipped with a note.
+  setenv("APERTURE_PEER_INDEX", "7", 1);
+  EXPECT_EQ(source_of("coord-badenv", "{}", &s), "none");
+  EXPECT_NE(s.last_status.find("APERTURE_PEER_INDEX=7 ignored"),
+            std::string::npos) << s.last_status;
+  unsetenv("APERTURE_PEER_INDEX");
+  unsetenv("APERTURE_PEER_COUNT");
+}
+
+}  // namespace
+}  // namespace aperture_test

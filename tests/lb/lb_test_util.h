@@ -1,0 +1,114 @@
+// Test helpers for the aperture policy: real backends on 127.0.0.1, client
+// channels through gRPC's fake resolver, registry snapshots, channelz
+// connection counts and the core as an oracle for expected subsets.
+#ifndef APERTURE_TESTS_LB_TEST_UTIL_H
+#define APERTURE_TESTS_LB_TEST_UTIL_H
+
+#include <stdint.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/generic/generic_stub.h>
+
+#include "policy/core/ap_aperture.h"
+#include "src/core/ext/filters/client_channel/resolver/fake/fake_resolver.h"
+
+namespace aperture_test {
+
+// A unary echo server for any method, counting its calls; optional delay.
+class Backend {
+ public:
+  explicit Backend(int delay_ms = 0);
+  ~Backend();
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  int port() const { return port_; }
+  std::string address() const;  // "127.0.0.1:<port>"
+  uint64_t calls() const { return calls_.load(); }
+  void ResetCalls() { calls_.store(0); }
+  bool running() const { return server_ != nullptr; }
+  // Graceful stop (in-flight calls finish), then the port is free.
+  void Stop();
+  // Starts again on the same port.
+  void Restart();
+
+ private:
+  class Service;
+  void Start(int port);
+
+  const int delay_ms_;
+  int port_ = 0;
+  std::atomic<uint64_t> calls_{0};
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+// Server-side connection count of the backend listening on `port`, from
+// channelz; -1 when no server listens there.
+int ServerConnectionCount(int port);
+
+// A channel whose addresses the test sets through the fake resolver.
+class TestChannel {
+ public:
+  // `name` makes the target "fake:///<name>" (the registry filter).
+  TestChannel(const std::string& name, const std::string& service_config);
+  void SetAddresses(const std::vector<std::string>& addresses);
+  void SetResolverError(const std::string& message);
+  grpc::Status Call(int timeout_ms = 5000);
+  // `count` calls with up to `concurrency` in flight; returns failures and
+  // fills `failures_by_code` when given.
+  int RunLoad(int count, int concurrency,
+              std::map<int, int>* failures_by_code = nullptr,
+              std::string* first_error = nullptr);
+  const std::string& target() const { return target_; }
+  std::shared_ptr<grpc::Channel> channel() { return channel_; }
+
+ private:
+  std::string target_;
+  grpc_core::RefCountedPtr<grpc_core::FakeResolverResponseGenerator> generator_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<grpc::GenericStub> stub_;
+};
+
+// C++ copy of one registry snapshot.
+struct EndpointView {
+  std::string address;
+  uint32_t ring_index;
+  double intersection, pick_weight;
+  bool in_aperture, widened;
+  int connectivity;
+  uint64_t outstanding, picks, failures;
+};
+struct StateView {
+  std::string target, mode, coordinate_source, last_status, fingerprint;
+  uint32_t peer_index, peer_count, logical_aperture, physical_aperture, widened;
+  uint64_t resolver_updates, rebuilds, subchannels_created,
+      subchannels_destroyed, widenings;
+  std::vector<EndpointView> endpoints;
+  const EndpointView* Find(const std::string& address) const;
+  std::vector<std::string> Members() const;
+};
+// Snapshot of the single live policy whose target contains `filter`; false
+// when there is none (or more than one).
+bool Snapshot(const std::string& filter, StateView* out);
+
+// Polls `condition` every 10 ms for up to `timeout_ms`.
+bool WaitFor(const std::function<bool()>& condition, int timeout_ms = 10000);
+
+// Expected members (address -> pick weight) computed by the core.
+std::map<std::string, double> ExpectedMembers(
+    const std::vector<std::string>& addresses, const ap_subset_params& params,
+    const std::vector<double>* weights = nullptr);
+
+}  // namespace aperture_test
+
+#endif  // APERTURE_TESTS_LB_TEST_UTIL_H
