@@ -103,6 +103,7 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
   EXPECT_EQ(ring->subchannels_created, 9u);
   EXPECT_EQ(ring->subchannels_destroyed, 2u);
   EXPECT_EQ(ring->widenings, 11u);
+  EXPECT_EQ(ring->affinity_sessions, 13u);
   EXPECT_STREQ(ring->last_status, "");
   EXPECT_EQ(ring->endpoint_count, 6u);
   EXPECT_EQ(ring->start_index, 0u);
