@@ -5,8 +5,8 @@
  *
  *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|throughput|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
- *         [--duration-s S] [--concurrency K] [--json] [--svg PATH]
- *         [--out-dir DIR]
+ *         [--duration-s S] [--concurrency K] [--min-aperture A] [--json]
+ *         [--svg PATH] [--out-dir DIR]
  *
  * With no arguments: the balance scenario (10 servers, 4 clients, 3 s per
  * mode) for every available mode: aperture's modes and round_robin when
@@ -42,12 +42,14 @@ typedef struct mode_def {
   int aperture;       /* needs the aperture policy and a coordinate */
 } mode_def;
 
+/* Aperture modes get {"aperture":{"mode":NAME,"minAperture":A}} built per
+ * scenario; the others use their fixed config. */
 static const mode_def kModes[] = {
-    {"continuous", "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"continuous\"}}]}", 1},
-    {"discrete", "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"discrete\"}}]}", 1},
-    {"random", "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"random\"}}]}", 1},
-    {"vdc", "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"vdc\"}}]}", 1},
-    {"mesh", "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"mesh\"}}]}", 1},
+    {"continuous", NULL, 1},
+    {"discrete", NULL, 1},
+    {"random", NULL, 1},
+    {"vdc", NULL, 1},
+    {"mesh", NULL, 1},
     {"round_robin", "{\"loadBalancingConfig\":[{\"round_robin\":{}}]}", 0},
     {"pick_first", "{\"loadBalancingConfig\":[{\"pick_first\":{}}]}", 0},
 };
@@ -69,18 +71,20 @@ typedef struct scenario_cfg {
   double churn_at_s;
   long max_backoff_ms;
   const char *default_modes; /* comma separated; filtered by availability */
+  long min_aperture;         /* aperture's minAperture (12 = the library default) */
 } scenario_cfg;
 
 static const scenario_cfg kScenarios[] = {
     {"balance", 10, 1, {4}, 100, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
-     "continuous,discrete,random,vdc,mesh,round_robin,pick_first"},
+     "continuous,discrete,random,vdc,mesh,round_robin,pick_first", 2},
     {"multi-service", 10, 3, {2, 3, 5}, 60, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
-     "continuous,discrete,random,vdc,mesh,round_robin"},
-    {"slow-backend", 6, 1, {3}, 150, 3, 16, 0, 40, -1, 0, 0, 0, 0, 0, "continuous,round_robin"},
-    {"kill", 5, 1, {3}, 100, 5, 4, -1, 0, 1, 1.0, 2.5, 0, 0, 500, "continuous,round_robin"},
-    {"churn", 5, 1, {3}, 100, 4, 4, -1, 0, -1, 0, 0, 1, 1.5, 500, "continuous,round_robin"},
+     "continuous,discrete,random,vdc,mesh,round_robin", 2},
+    /* aperture over every server, so P2C alone decides the slow one's share */
+    {"slow-backend", 6, 1, {3}, 150, 3, 16, 0, 40, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 12},
+    {"kill", 5, 1, {3}, 100, 5, 4, -1, 0, 1, 1.0, 2.5, 0, 0, 500, "continuous,round_robin", 2},
+    {"churn", 5, 1, {3}, 100, 4, 4, -1, 0, -1, 0, 0, 1, 1.5, 500, "continuous,round_robin", 2},
     /* benchmark: unpaced (rate 0 = as fast as the concurrency allows) */
-    {"throughput", 6, 1, {2}, 0, 3, 32, -1, 0, -1, 0, 0, 0, 0, 0, "continuous,round_robin"},
+    {"throughput", 6, 1, {2}, 0, 3, 32, -1, 0, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 3},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
 
@@ -92,7 +96,7 @@ typedef struct runner {
   int json;
   const char *svg_path;
   const char *modes; /* NULL: scenario defaults */
-  long servers, clients, concurrency; /* 0: scenario default */
+  long servers, clients, concurrency, min_aperture; /* 0: scenario default */
   double rate, duration_s;           /* 0: scenario default */
 } runner;
 
@@ -136,7 +140,7 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   snprintf(lat, sizeof(lat), "%ld", sc->slow_latency_ms);
   snprintf(slot->stats, sizeof(slot->stats), "%s/%s%s.json", dir, name, stats_suffix);
   snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-  char *argv[20];
+  char *argv[24];
   int n = 0;
   argv[n++] = (char *)rn->server_bin;
   argv[n++] = "--host";
@@ -154,6 +158,12 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   if (i == sc->slow_server) {
     argv[n++] = "--extra-latency-ms";
     argv[n++] = lat;
+  }
+  if (sc->churn) {
+    /* connections recycle every second: clients re-resolve regularly, so a
+     * server removed from DNS drains before it is stopped */
+    argv[n++] = "--max-connection-age-ms";
+    argv[n++] = "1000";
   }
   argv[n] = NULL;
   slot->p = proc_start(argv, log);
@@ -248,6 +258,15 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     }
   }
 
+  char config[256];
+  if (mode->config) {
+    snprintf(config, sizeof(config), "%s", mode->config);
+  } else {
+    snprintf(config, sizeof(config),
+             "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld}}]}",
+             mode->name, sc->min_aperture);
+  }
+  r->min_aperture = mode->aperture ? sc->min_aperture : 0;
   char rate_s[32], dur_s[32], conc_s[32], backoff_s[32];
   snprintf(rate_s, sizeof(rate_s), "%g", sc->rate);
   snprintf(dur_s, sizeof(dur_s), "%g", sc->duration_s);
@@ -266,7 +285,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       argv[n++] = "--target";
       argv[n++] = target;
       argv[n++] = "--service-config";
-      argv[n++] = (char *)mode->config;
+      argv[n++] = config;
       argv[n++] = "--calls";
       argv[n++] = "0";
       argv[n++] = "--rate";
@@ -309,7 +328,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   /* Timeline: disturbances at their times, until every client is done. */
   double t0 = now_s();
   int killed = 0, restarted = 0, churned = 0, disturbed = -1;
-  double restart_time = 0;
+  double restart_time = 0, drain_started = 0;
   int done[MAX_CLIENTS] = {0};
   int n_done = 0;
   while (ok && n_done < n_clients) {
@@ -348,8 +367,8 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       r->recover_s = now_s() - restart_time;
     }
     if (sc->churn && !churned && t >= sc->churn_at_s) {
-      /* add the spare and remove s0 in the DNS answer, then stop s0
-       * gracefully (GOAWAY): the clients re-resolve and get the new list */
+      /* add the spare and remove s0 in the DNS answer; the clients
+       * re-resolve as their connections age out and stop using s0 */
       if (start_server(rn, sc, dir, n_servers, shared_port, "", &servers[n_servers]) != 0) {
         snprintf(r->error, sizeof(r->error), "spare server did not start");
         ok = 0;
@@ -358,10 +377,21 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       const char *members[FLEET_MAX_SERVERS + 1];
       for (int i = 1; i <= n_servers; i++) members[i - 1] = servers[i].host;
       dns_stub_set(dns, members, (size_t)n_servers);
-      proc_stop(servers[0].p, 5000);
-      servers[0].p = NULL;
       churned = 1;
       disturbed = 0;
+      drain_started = now_s();
+    }
+    if (churned == 1) {
+      /* stop s0 once drained (no connection left), or after 5 s anyway */
+      json_value *v = json_parse_file(servers[0].stats, NULL, 0);
+      long current = v ? (long)json_get_number(v, "connections_current", 1) : 1;
+      json_free(v);
+      if (current == 0 || now_s() - drain_started > 5.0) {
+        r->drain_s = now_s() - drain_started;
+        proc_stop(servers[0].p, 5000);
+        servers[0].p = NULL;
+        churned = 2;
+      }
     }
     for (int c = 0; c < n_clients; c++) {
       if (!done[c] && proc_wait(clients[c], 0, NULL) == 0) {
@@ -501,6 +531,7 @@ static int run_scenario(const runner *rn, const scenario_cfg *base, fleet_run *r
     sc.churn_at_s *= scale;
   }
   if (rn->concurrency > 0) sc.concurrency = rn->concurrency;
+  if (rn->min_aperture > 0) sc.min_aperture = rn->min_aperture;
   if (sc.slow_server >= sc.servers) sc.slow_server = sc.servers - 1;
   if (sc.kill_server >= sc.servers) sc.kill_server = sc.servers - 1;
   const char *list = rn->modes ? rn->modes : sc.default_modes;
@@ -532,7 +563,8 @@ static void usage(void) {
   fprintf(stderr,
           "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|throughput|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
-          "             [--duration-s S] [--concurrency K] [--json] [--svg PATH] [--out-dir DIR]\n"
+          "             [--duration-s S] [--concurrency K] [--min-aperture A] [--json]\n"
+          "             [--svg PATH] [--out-dir DIR]\n"
           "modes: continuous discrete random vdc mesh (aperture) round_robin pick_first\n");
 }
 
@@ -570,6 +602,8 @@ int main(int argc, char **argv) {
       if (r < 0 || flag_long("servers", v, 1, FLEET_MAX_SERVERS - 1, &rn.servers) != 0) return 2;
     } else if ((r = flag_match(argc, argv, &i, "clients", &v)) != 0) {
       if (r < 0 || flag_long("clients", v, 1, MAX_CLIENTS / FLEET_MAX_SERVICES, &rn.clients) != 0) return 2;
+    } else if ((r = flag_match(argc, argv, &i, "min-aperture", &v)) != 0) {
+      if (r < 0 || flag_long("min-aperture", v, 1, 1000000, &rn.min_aperture) != 0) return 2;
     } else if ((r = flag_match(argc, argv, &i, "concurrency", &v)) != 0) {
       if (r < 0 || flag_long("concurrency", v, 1, 1000, &rn.concurrency) != 0) return 2;
     } else if ((r = flag_match(argc, argv, &i, "rate", &v)) != 0) {

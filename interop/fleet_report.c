@@ -36,8 +36,15 @@ void fleet_report_table(FILE *f, const fleet_run *runs, int n) {
     if (i == 0 || !same_scenario(r, &runs[i - 1])) {
       int clients = 0;
       for (int s = 0; s < r->n_services; s++) clients += r->services[s].clients;
-      fprintf(f, "\nscenario %s: %d servers, %d service(s), %d clients, %.1f s per mode\n",
+      fprintf(f, "\nscenario %s: %d servers, %d service(s), %d clients, %.1f s per mode",
               r->scenario, r->n_servers, r->n_services, clients, r->duration_s);
+      for (int j = i; j < n && same_scenario(&runs[j], r); j++) {
+        if (runs[j].min_aperture > 0) {
+          fprintf(f, ", aperture minAperture %ld", runs[j].min_aperture);
+          break;
+        }
+      }
+      fputc('\n', f);
       fprintf(f, "%-12s %8s %6s %8s %7s %6s %6s %6s %8s %8s %8s %s\n", "mode", "ok", "failed",
               "calls/s", "ld max", "ld cv", "conns", "cn max", "p50 ms", "p99 ms", "p999 ms",
               "notes");
@@ -60,7 +67,8 @@ void fleet_report_table(FILE *f, const fleet_run *runs, int n) {
     }
     if (strcmp(r->scenario, "churn") == 0) {
       const fleet_server_result *added = &r->servers[r->n_servers - 1];
-      fprintf(f, ", added server got %ld calls, dns queries %ld", added->calls, r->dns_queries);
+      fprintf(f, ", added server got %ld calls, dns queries %ld, s0 drained in %.2f s", added->calls,
+              r->dns_queries, r->drain_s);
     }
     if (strcmp(r->scenario, "kill") == 0) {
       if (r->recover_s >= 0) fprintf(f, ", traffic back %.2f s after restart", r->recover_s);
@@ -113,8 +121,10 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n) {
     spread_json(f, "connections", &r->connections);
     fprintf(f, ",\"connections_total\":%ld,\"connections_opened\":%ld", r->connections_total,
             r->connections_opened);
-    fprintf(f, ",\"slow_share\":%.4f,\"fair_share\":%.4f,\"recover_s\":%.3f,\"dns_queries\":%ld",
-            r->slow_share, r->fair_share, r->recover_s, r->dns_queries);
+    fprintf(f, ",\"slow_share\":%.4f,\"fair_share\":%.4f,\"recover_s\":%.3f,\"dns_queries\":%ld,"
+            "\"min_aperture\":%ld,\"drain_s\":%.3f",
+            r->slow_share, r->fair_share, r->recover_s, r->dns_queries, r->min_aperture,
+            r->drain_s);
     fprintf(f, ",\"servers\":[");
     for (int s = 0; s < r->n_servers; s++) {
       const fleet_server_result *sv = &r->servers[s];

@@ -12,6 +12,33 @@
  * (see ap_mode) but produce the same shape of result, so the policy and the
  * simulator treat all modes alike.
  *
+ * Per mode (A = min(min_aperture, N), C = peer_count, i = peer_index):
+ *   continuous  as above; members in ring order from the arc holding the
+ *               offset; pick_weight = intersection x endpoint weight.
+ *   smooth      offset = i/C, width = min(1, max(A/N, 1/C)); members as in
+ *               continuous; pick_weight = (integral of 1/c(x) over the
+ *               member's overlap) / arc width x endpoint weight, where c(x)
+ *               is the number of the C windows covering x. Every window then
+ *               has the same total weight and every endpoint's expected
+ *               load is exactly proportional to its weight (derivation in
+ *               ap_mode_smooth.c).
+ *   discrete    the A endpoints clockwise from slot floor(i * N / C);
+ *               offset = that arc's start, width = the members' arcs.
+ *   random      A endpoints from a Fisher-Yates shuffle seeded with
+ *               random_seed, listed in ring order; offset 0, width = the
+ *               members' arcs.
+ *   vdc         endpoint k at vdc(k), the client at vdc(i); the A endpoints
+ *               met first clockwise from the client (by position); offset =
+ *               vdc(i), width = distance from it to the first endpoint after
+ *               the last member (the window holding exactly the members).
+ *   mesh        every endpoint in ring order; offset 0, width 1.
+ * Full members (discrete, random, vdc, mesh) have intersection 1 and
+ * pick_weight = endpoint weight.
+ *
+ * Window membership ignores slivers: an arc whose overlap is at most 1e-12
+ * of its width (rounding where two boundaries coincide mathematically) is
+ * not a member. Every aperture has at least one member.
+ *
  * An ap_aperture is immutable after creation and safe to read from any thread.
  */
 #ifndef AP_APERTURE_H
@@ -50,8 +77,9 @@ const char *ap_mode_name(ap_mode mode);
 typedef struct ap_subset_params {
   ap_mode mode;
   uint32_t peer_index;   /* this client's index, < peer_count */
-  uint32_t peer_count;   /* clients in the service; 0 = coordinate unknown,
-                            which selects random mode */
+  uint32_t peer_count;   /* clients in the service, <= AP_MAX_PEERS; 0 =
+                            coordinate unknown, which selects random mode
+                            (mesh, needing no coordinate, stays mesh) */
   uint32_t min_aperture; /* in [1, AP_MAX_PEERS]; default 12 */
   uint64_t random_seed;  /* random mode: per-process seed */
 } ap_subset_params;
@@ -80,7 +108,9 @@ int ap_aperture_compute(const ap_ring *ring, const ap_subset_params *params,
                         ap_aperture **out, ap_error *err);
 
 /* The continuous aperture of an explicit window: offset in [0, 1) and width
- * in (0, 1], both finite. */
+ * in (0, 1], both finite (AP_EINVAL names the bad one). Its mode is
+ * continuous and its logical aperture the arcs the width spans,
+ * ceil(width * N). */
 int ap_aperture_from_window(const ap_ring *ring, double offset, double width,
                             ap_aperture **out, ap_error *err);
 
@@ -88,9 +118,14 @@ int ap_aperture_from_window(const ap_ring *ring, double offset, double width,
  * next endpoints after them along the ring (clockwise from the window's end;
  * for random mode, the next in the random order) until at least `min_ready`
  * members have ready[ring index] != 0, or every endpoint is a member. Added
- * members have intersection 1 and widened = 1. `ready` has ap_ring_size()
- * entries. When base already has enough ready members the result equals
- * base. */
+ * members have intersection 1 and widened = 1; their pick_weight is the
+ * endpoint weight times the base's scale R = sum(pick_weight) /
+ * sum(intersection x endpoint weight) over the base's own members (R = 1
+ * except in smooth mode, where it keeps added members comparable to the
+ * coverage-normalised ones). For vdc "next" is the position order from the
+ * client. `ready` has ap_ring_size() entries; base must come from a ring of
+ * the same size (AP_EINVAL). When base already has enough ready members the
+ * result equals base (a new copy). */
 int ap_aperture_widen(const ap_ring *ring, const ap_aperture *base,
                       const uint8_t *ready, uint32_t min_ready,
                       ap_aperture **out, ap_error *err);

@@ -18,8 +18,7 @@
 typedef struct order_key {
   uint64_t host_hash;
   uint32_t port;
-  const char *address;
-  size_t position;
+  uint32_t position; /* input index (n <= AP_MAX_ENDPOINTS < 2^32) */
 } order_key;
 
 /* Parses a decimal port (1 to 5 digits, <= 65535); -1 when invalid. */
@@ -34,17 +33,23 @@ static long parse_port(const char *digits) {
   return value;
 }
 
-static void make_key(const char *address, size_t position, order_key *key) {
-  const size_t len = strlen(address);
-  const char *colon = strrchr(address, ':');
+static void make_key(const char *address, uint32_t position, order_key *key) {
+  /* One pass for the length and the first and last ':'. */
+  const char *first_colon = NULL, *colon = NULL;
+  size_t len = 0;
+  for (; address[len] != '\0'; ++len) {
+    if (address[len] == ':') {
+      if (first_colon == NULL) first_colon = address + len;
+      colon = address + len;
+    }
+  }
   const char *host = address;
   size_t host_len = len;
   long port = -1;
   if (colon != NULL) {
-    const int bracketed = address[0] == '[' && colon > address &&
-                          colon[-1] == ']';
-    const int single_colon = strchr(address, ':') == colon;
-    if (bracketed || single_colon) {
+    const int bracketed =
+        address[0] == '[' && colon > address && colon[-1] == ']';
+    if (bracketed || first_colon == colon) {
       port = parse_port(colon + 1);
       if (port >= 0) {
         host = bracketed ? address + 1 : address;
@@ -60,15 +65,53 @@ static void make_key(const char *address, size_t position, order_key *key) {
   }
   key->host_hash = ap_hash64(host, host_len, 0);
   key->port = (uint32_t)port;
-  key->address = address;
   key->position = position;
 }
 
-static int compare_keys(const void *a, const void *b) {
-  const order_key *x = (const order_key *)a, *y = (const order_key *)b;
-  if (x->host_hash != y->host_hash) return x->host_hash < y->host_hash ? -1 : 1;
-  if (x->port != y->port) return x->port < y->port ? -1 : 1;
-  return strcmp(x->address, y->address);
+/* Strict "x before y"; equal keys compare their whole strings. */
+static int key_less(const order_key *x, const order_key *y,
+                    const char *const *addresses) {
+  if (x->host_hash != y->host_hash) return x->host_hash < y->host_hash;
+  if (x->port != y->port) return x->port < y->port;
+  return strcmp(addresses[x->position], addresses[y->position]) < 0;
+}
+
+/* Bottom-up merge sort with the comparison inlined (a generic qsort's
+ * indirect call per comparison costs more than the comparison itself).
+ * Sorts keys[0..n) using tmp[0..n); the result ends in keys. */
+static void sort_keys(order_key *keys, order_key *tmp, size_t n,
+                      const char *const *addresses) {
+  /* Runs of 16 by insertion sort first. */
+  const size_t run = 16;
+  for (size_t lo = 0; lo < n; lo += run) {
+    const size_t hi = lo + run < n ? lo + run : n;
+    for (size_t i = lo + 1; i < hi; ++i) {
+      const order_key k = keys[i];
+      size_t j = i;
+      while (j > lo && key_less(&k, &keys[j - 1], addresses)) {
+        keys[j] = keys[j - 1];
+        --j;
+      }
+      keys[j] = k;
+    }
+  }
+  order_key *src = keys, *dst = tmp;
+  for (size_t width = run; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      const size_t mid = lo + width < n ? lo + width : n;
+      const size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t a = lo, b = mid, out = lo;
+      while (a < mid && b < hi) {
+        dst[out++] = key_less(&src[b], &src[a], addresses) ? src[b++] : src[a++];
+      }
+      while (a < mid) dst[out++] = src[a++];
+      while (b < hi) dst[out++] = src[b++];
+    }
+    order_key *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != keys) memcpy(keys, src, n * sizeof(order_key));
 }
 
 int ap_order_endpoints(const char *const *addresses, size_t n, size_t *order,
@@ -88,22 +131,22 @@ int ap_order_endpoints(const char *const *addresses, size_t n, size_t *order,
                           addresses[i] == NULL ? "NULL" : "empty");
     }
   }
-  order_key *keys = malloc(n * sizeof(order_key));
+  order_key *keys = malloc(2 * n * sizeof(order_key));
   if (keys == NULL) {
     return ap_error_set(err, AP_ENOMEM, "out of memory ordering %zu addresses",
                         n);
   }
-  for (size_t i = 0; i < n; ++i) make_key(addresses[i], i, &keys[i]);
-  qsort(keys, n, sizeof(order_key), compare_keys);
+  for (size_t i = 0; i < n; ++i) make_key(addresses[i], (uint32_t)i, &keys[i]);
+  sort_keys(keys, keys + n, n, addresses);
   for (size_t k = 1; k < n; ++k) {
-    if (strcmp(keys[k - 1].address, keys[k].address) == 0) {
+    const char *prev = addresses[keys[k - 1].position];
+    const char *cur = addresses[keys[k].position];
+    if (keys[k - 1].host_hash == keys[k].host_hash && strcmp(prev, cur) == 0) {
+      const size_t a = keys[k - 1].position, b = keys[k].position;
       const int rc = ap_error_set(
-          err, AP_EINVAL, "duplicate address \"%.180s\" (addresses[%zu] and [%zu])",
-          keys[k].address,
-          keys[k - 1].position < keys[k].position ? keys[k - 1].position
-                                                  : keys[k].position,
-          keys[k - 1].position < keys[k].position ? keys[k].position
-                                                  : keys[k - 1].position);
+          err, AP_EINVAL,
+          "duplicate address \"%.180s\" (addresses[%zu] and [%zu])", cur,
+          a < b ? a : b, a < b ? b : a);
       free(keys);
       return rc;
     }

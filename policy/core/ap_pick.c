@@ -3,7 +3,7 @@
  *
  * cum[0] = 0, cum[i+1] = cum[i] + w_i (long double sums rounded once), and
  * slot i owns [cum[i], cum[i+1]). A draw of u in [0, total) is the slot
- * whose interval holds u (binary search). pick2's second draw is uniform in
+ * whose interval holds u (a search over cum). pick2's second draw is uniform in
  * [0, total - w_first) and jumps over the first slot's interval, so it is
  * uniform over the other slots' weight with no rejection loop.
  */
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "policy/core/ap_order.h"
+#include "policy/core/ap_rng_internal.h"
 
 struct ap_pick_table {
   size_t n;
@@ -80,18 +81,19 @@ double ap_pick_table_weight(const ap_pick_table *table, size_t i) {
 }
 
 /* The slot i with cum[i] <= u < cum[i+1]; u beyond the total (rounding)
- * maps to the last slot. Slots of zero rounded width are never returned.
- * Larger tables: a branch-free binary search (the loop count depends only
- * on n and the comparison compiles to a conditional move, so an
- * unpredictable u costs no branch mispredictions). */
+ * maps to the last slot. A slot of zero rounded width is never returned
+ * unless it is the last. Tables above AP_PICK_LINEAR_MAX slots use a
+ * branch-free binary search (the loop count depends only on n and the
+ * comparison compiles to a conditional move, so an unpredictable u costs no
+ * branch misprediction). */
 #define AP_PICK_LINEAR_MAX 32
 
 static size_t slot_at(const ap_pick_table *t, double u) {
   const double *cum = t->cum;
   if (t->n <= AP_PICK_LINEAR_MAX) {
-    /* Small tables (the usual aperture of 12-13): count the boundaries at or
-     * below u. Independent comparisons vectorise and have no dependency
-     * chain, unlike the search's load-compare-select steps. */
+    /* Small tables (the usual aperture of 12-16): count the boundaries at
+     * or below u. The comparisons are independent, unlike the search's
+     * chain of load-compare-select steps, which measured slower here. */
     size_t below = 0;
     for (size_t i = 1; i < t->n; ++i) below += cum[i] <= u;
     return below;
@@ -106,18 +108,18 @@ static size_t slot_at(const ap_pick_table *t, double u) {
 }
 
 size_t ap_pick1(const ap_pick_table *table, ap_rng *rng) {
-  if (table == NULL || table->n <= 1) return 0;
-  return slot_at(table, ap_rng_uniform(rng) * table->total);
+  if (table == NULL || table->n <= 1 || rng == NULL) return 0;
+  return slot_at(table, ap_rng_step_uniform(rng) * table->total);
 }
 
 void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
               size_t *second) {
   size_t a = 0, b = 0;
-  if (table != NULL && table->n > 1) {
+  if (table != NULL && table->n > 1 && rng != NULL) {
     const double *cum = table->cum;
-    a = slot_at(table, ap_rng_uniform(rng) * table->total);
+    a = slot_at(table, ap_rng_step_uniform(rng) * table->total);
     const double lo = cum[a], wa = cum[a + 1] - cum[a];
-    double u = ap_rng_uniform(rng) * (table->total - wa);
+    double u = ap_rng_step_uniform(rng) * (table->total - wa);
     /* Skip the first slot's interval; a select, not a branch: the outcome
      * is a coin flip that a branch predictor would miss half the time. */
     u += u >= lo ? wa : 0.0;
@@ -132,15 +134,17 @@ void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
   if (second != NULL) *second = b;
 }
 
-/* load / weight, with a non-finite or non-positive weight counting as 1 and
- * a NaN load as +infinity, so that bad inputs lose instead of winning. */
-static double load_of(const ap_candidate *c) { return isnan(c->load) ? INFINITY : c->load; }
+/* A NaN load counts as +infinity, so that a bad input loses. */
+static double load_of(const ap_candidate *c) {
+  return isnan(c->load) ? INFINITY : c->load;
+}
 
 int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b) {
   if (a == NULL || b == NULL) return a == NULL && b != NULL;
   const int ha = a->healthy != 0, hb = b->healthy != 0;
   if (ha != hb) return hb;
   const double la = load_of(a), lb = load_of(b);
+  /* A weight that is not finite and > 0 counts as 1. */
   const double wa = isfinite(a->weight) && a->weight > 0.0 ? a->weight : 1.0;
   const double wb = isfinite(b->weight) && b->weight > 0.0 ? b->weight : 1.0;
   /* Compare la / wa with lb / wb without dividing (la * wb vs lb * wa), or

@@ -24,8 +24,11 @@ extern "C" {
 typedef struct ap_pick_table ap_pick_table;
 
 /* Builds a table over n slots with the given weights (each finite and > 0,
- * n in [1, AP_MAX_ENDPOINTS]). *out owns it; free with
- * ap_pick_table_destroy(). */
+ * n in [1, AP_MAX_ENDPOINTS] (see ap_order.h), sum finite). *out owns it;
+ * free with ap_pick_table_destroy(). Errors: AP_EINVAL (NULL, a bad weight
+ * by index), AP_ERANGE (n, overflowing sum), AP_ENOMEM. The table holds
+ * cumulative weights; a draw is a search over them (linear for up to 32
+ * slots, branch-free binary search beyond). */
 int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
                          ap_error *err);
 
@@ -38,11 +41,13 @@ size_t ap_pick_table_size(const ap_pick_table *table);
 /* Weight of slot i (0 when out of range). */
 double ap_pick_table_weight(const ap_pick_table *table, size_t i);
 
-/* Draws two distinct slots (both 0 when the table has one slot). */
+/* Draws two distinct slots (both 0 when the table has one slot, or when
+ * table or rng is NULL). */
 void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
               size_t *second);
 
-/* Draws one slot with probability proportional to its weight. */
+/* Draws one slot with probability proportional to its weight (0 when table
+ * or rng is NULL). */
 size_t ap_pick1(const ap_pick_table *table, ap_rng *rng);
 
 /* What P2C knows of a candidate. */
@@ -54,7 +59,10 @@ typedef struct ap_candidate {
 
 /* Returns 0 to choose a, 1 to choose b: a healthy candidate beats an
  * unhealthy one; then the lower load/weight wins (raw load when the two
- * weights are within 1e-4 of each other); ties go to a. */
+ * weights are within 1e-4 of each other, |wa - wb| <= 1e-4); ties go to a.
+ * Defensive rules (never abort): a NULL candidate loses (both NULL: 0), a
+ * NaN load counts as +infinity, a weight that is not finite and > 0 counts
+ * as 1. Branch-light: the data-dependent outcome is computed with selects. */
 int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b);
 
 #ifdef __cplusplus

@@ -4,8 +4,7 @@
 #include <stddef.h>
 
 #include "policy/core/ap_hash.h"
-
-static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+#include "policy/core/ap_rng_internal.h"
 
 void ap_rng_seed(ap_rng *rng, uint64_t seed) {
   if (rng == NULL) return;
@@ -20,20 +19,12 @@ void ap_rng_seed(ap_rng *rng, uint64_t seed) {
 
 uint64_t ap_rng_next(ap_rng *rng) {
   if (rng == NULL) return 0;
-  uint64_t *s = rng->s;
-  const uint64_t result = rotl64(s[1] * 5, 7) * 9;
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl64(s[3], 45);
-  return result;
+  return ap_rng_step(rng);
 }
 
 double ap_rng_uniform(ap_rng *rng) {
-  return (double)(ap_rng_next(rng) >> 11) * 0x1.0p-53;
+  if (rng == NULL) return 0.0;
+  return ap_rng_step_uniform(rng);
 }
 
 uint64_t ap_rng_below(ap_rng *rng, uint64_t bound) {

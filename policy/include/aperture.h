@@ -108,7 +108,13 @@ APERTURE_API void aperture_status_server_stop(aperture_status_server *server);
 typedef struct aperture_status_service aperture_status_service;
 
 /* Registers the status and health methods and a private callback completion
- * queue on `server`. Call before grpc_server_start(). The application keeps
+ * queue on `server`. Must be called before grpc_server_start(): gRPC offers
+ * no way to check that, and registering on a started server is undefined in
+ * gRPC itself. Fails with APERTURE_ESTATE when the methods are already
+ * registered on this server; *out is set even then (the queue is already
+ * attached to the server) and must be passed to
+ * aperture_status_service_destroy() once the server is shut down or
+ * destroyed. The application keeps
  * driving its own queues; completions of these methods run on gRPC's
  * callback threads, so nothing else is needed. Unregistered methods are left
  * to the application. The message size limits are the server's (requests

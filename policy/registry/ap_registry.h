@@ -70,6 +70,8 @@ typedef struct ap_ring_state {
   char *last_status;          /* owned; last resolver/picker error, "" if none */
   size_t endpoint_count;      /* all endpoints of the ring */
   ap_endpoint_state *endpoints; /* owned array, ring order */
+  uint64_t affinity_sessions; /* entries in the sticky session table; 0 unless
+                                 affinity is "sticky" */
 } ap_ring_state;
 
 /* Fills *out (zeroed by the caller) with a deep copy of the instance's

@@ -96,6 +96,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   r->subchannels_destroyed = s->subchannels_destroyed;
   r->widenings = s->widenings;
   r->last_status = str_or_empty(s->last_status);
+  r->affinity_sessions = s->affinity_sessions;
   r->endpoint_count = clamp_u32(s->endpoint_count);
   r->start_index = clamp_u32(first);
   r->next_start_index = clamp_u32(first + n);

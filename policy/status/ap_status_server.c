@@ -233,7 +233,7 @@ static int service_init(struct aperture_status_service *svc, grpc_server *server
       server, AP_STATUS_METHOD_HEALTH_CHECK, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
   if (svc->methods[KIND_RING_STATE] == NULL || svc->methods[KIND_HEALTH] == NULL)
     return set_error(err, APERTURE_ESTATE,
-                     "cannot register %s and %s (already registered, or server started)",
+                     "cannot register %s and %s (already registered on this server?)",
                      AP_STATUS_METHOD_GET_RING_STATE, AP_STATUS_METHOD_HEALTH_CHECK);
   return APERTURE_OK;
 }

@@ -113,6 +113,7 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
            (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
     printf(",\"last_status\":");
     json_string(g->last_status);
+    printf(",\"affinity_sessions\":%llu", (unsigned long long)g->affinity_sessions);
     printf(",\"endpoint_count\":%u,\"start_index\":%u,\"truncated\":%s,\"next_start_index\":%u",
            g->endpoint_count, g->start_index, g->truncated ? "true" : "false",
            g->next_start_index);
@@ -163,6 +164,8 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
            (unsigned long long)g->subchannels_created,
            (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
     printf("  last_status %s\n", g->last_status[0] ? g->last_status : "-");
+    if (g->affinity_sessions > 0)
+      printf("  affinity_sessions %llu\n", (unsigned long long)g->affinity_sessions);
     if (g->n_endpoints > 0)
       printf("  endpoints %u (showing %u..%u)\n", g->endpoint_count, g->start_index,
              g->start_index + (uint32_t)g->n_endpoints - 1);

@@ -151,7 +151,8 @@ TEST(Continuous, CoverageIsExactlyMAndLoadIsEven) {
   const std::vector<std::pair<uint32_t, uint32_t>> shapes = {
       {1, 1},   {1, 10},  {3, 10},  {4, 10},   {7, 13},  {13, 78},
       {10, 3},  {25, 7},  {100, 100}, {300, 300}, {1000, 10}, {11, 1000},
-      {97, 89}, {64, 48}, {500, 1000}};
+      {97, 89}, {64, 48}, {500, 1000}, {1000, 997}, {4096, 1000},
+      {999, 10007}};
   for (auto [count, n] : shapes) {
     for (uint32_t min_ap : {1u, 2u, 12u, 40u}) {
       auto ring = MakeRing(n);
@@ -212,6 +213,38 @@ TEST(Continuous, LargeRingMembersAreFewAndContiguous) {
   EXPECT_EQ(ap_aperture_count(ap.get()), 100u);
   EXPECT_EQ(ap_aperture_member(ap.get(), 0)->index, 12300u);
   EXPECT_EQ(ap_aperture_member(ap.get(), 99)->index, 12399u);
+}
+
+}  // namespace
+
+namespace {
+
+// Exhaustive small sweep: every (C, N) in 1..40 x 1..40 for A = 3 and 12.
+TEST(Continuous, CoverageSweepAllSmallShapes) {
+  for (uint32_t n = 1; n <= 40; ++n) {
+    auto ring = MakeRing(n);
+    for (uint32_t count = 1; count <= 40; ++count) {
+      for (uint32_t min_ap : {3u, 12u}) {
+        const uint64_t a = std::min<uint64_t>(min_ap, n);
+        const uint64_t m = std::min<uint64_t>((a * count + n - 1) / n, count);
+        std::vector<double> cover(n, 0.0);
+        for (uint32_t i = 0; i < count; ++i) {
+          auto ap = Compute(ring.get(),
+                            Params(AP_MODE_CONTINUOUS, i, count, min_ap));
+          for (size_t k = 0; k < ap_aperture_count(ap.get()); ++k) {
+            const ap_member *mem = ap_aperture_member(ap.get(), k);
+            ASSERT_GT(mem->intersection, 0.0);
+            ASSERT_LE(mem->intersection, 1.0);
+            cover[mem->index] += mem->intersection;
+          }
+        }
+        for (uint32_t j = 0; j < n; ++j) {
+          ASSERT_NEAR(cover[j], (double)m, 1e-9)
+              << "C=" << count << " N=" << n << " A=" << min_ap;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

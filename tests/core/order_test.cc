@@ -81,6 +81,37 @@ TEST(Order, KeyIsHostHashThenPortThenString) {
   EXPECT_EQ(Ordered(in), expected);
 }
 
+TEST(Order, MatchesAReferenceSortWithManyTies) {
+  // 7 hosts x 150 ports (ties on the host hash everywhere), plus addresses
+  // whose port does not parse; shuffled input, reference by std::sort on the
+  // documented key.
+  std::vector<std::string> in;
+  struct Key {
+    uint64_t h;
+    unsigned port;
+    std::string s;
+  };
+  std::vector<Key> keys;
+  for (int h = 0; h < 7; ++h) {
+    const std::string host = "host-" + std::to_string(h) + ".svc";
+    for (int p = 0; p < 150; ++p) {
+      const unsigned port = 1 + (unsigned)((p * 7919) % 65535);
+      in.push_back(host + ":" + std::to_string(port));
+      keys.push_back({ap_hash_str(host.c_str(), 0), port, in.back()});
+    }
+    in.push_back(host + ":http");
+    keys.push_back({ap_hash_str(in.back().c_str(), 0), 0, in.back()});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key &x, const Key &y) {
+    return std::tie(x.h, x.port, x.s) < std::tie(y.h, y.port, y.s);
+  });
+  std::vector<std::string> expected;
+  for (const auto &k : keys) expected.push_back(k.s);
+  std::mt19937 gen(7);
+  std::shuffle(in.begin(), in.end(), gen);
+  EXPECT_EQ(Ordered(in), expected);
+}
+
 TEST(Order, SameHostOrderedByPortNumberNotText) {
   auto out = Ordered({"h:10000", "h:9", "h:80"});
   EXPECT_EQ(out, (std::vector<std::string>{"h:9", "h:80", "h:10000"}));

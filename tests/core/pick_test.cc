@@ -94,6 +94,36 @@ TEST(Pick1, FollowsWeights) {
   EXPECT_LT(ChiSquare(obs, exp), kChi2Df5);
 }
 
+TEST(Pick2, LargeTableUsesTheSearchPathAndFollowsWeights) {
+  // 100 slots (above the linear-scan size): weights 1..4 in a pattern.
+  std::vector<double> w;
+  for (int i = 0; i < 100; ++i) w.push_back(1.0 + (i * 7) % 4);
+  double total = 0;
+  for (double x : w) total += x;
+  auto table = MakeTable(w);
+  ap_rng rng;
+  ap_rng_seed(&rng, 77);
+  const int draws = 400000;
+  std::vector<double> first(100, 0), second(100, 0);
+  for (int d = 0; d < draws; ++d) {
+    size_t a, b;
+    ap_pick2(table.get(), &rng, &a, &b);
+    ASSERT_NE(a, b);
+    first[a]++;
+    second[b]++;
+  }
+  std::vector<double> e_first(100), e_second(100, 0);
+  for (size_t a = 0; a < 100; ++a) {
+    e_first[a] = draws * w[a] / total;
+    for (size_t b = 0; b < 100; ++b) {
+      if (a != b) e_second[b] += draws * w[a] / total * w[b] / (total - w[a]);
+    }
+  }
+  // Chi-square, 99 df: P(chi2 > 148.23) = 0.001.
+  EXPECT_LT(ChiSquare(first, e_first), 148.23);
+  EXPECT_LT(ChiSquare(second, e_second), 148.23);
+}
+
 TEST(Pick2, TwoSlotsAlwaysBoth) {
   auto table = MakeTable({1, 1000});
   ap_rng rng;
@@ -115,6 +145,20 @@ TEST(Pick2, OneSlotGivesZeroZero) {
   EXPECT_EQ(b, 0u);
   EXPECT_EQ(ap_pick1(table.get(), &rng), 0u);
   ap_pick2(table.get(), &rng, nullptr, nullptr);
+}
+
+TEST(Pick2, NullTableOrRngGivesZeroZero) {
+  auto table = MakeTable({1, 2, 3});
+  ap_rng rng;
+  ap_rng_seed(&rng, 1);
+  size_t a = 9, b = 9;
+  ap_pick2(nullptr, &rng, &a, &b);
+  EXPECT_EQ(a + b, 0u);
+  a = b = 9;
+  ap_pick2(table.get(), nullptr, &a, &b);
+  EXPECT_EQ(a + b, 0u);
+  EXPECT_EQ(ap_pick1(nullptr, &rng), 0u);
+  EXPECT_EQ(ap_pick1(table.get(), nullptr), 0u);
 }
 
 TEST(Pick2, ExtremeWeightsStayDistinctAndInRange) {

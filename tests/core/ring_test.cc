@@ -67,7 +67,9 @@ TEST(Ring, IndexAtAgreesWithArcsForCoordinates) {
         ASSERT_LT(i, n);
         EXPECT_LE(ap_ring_arc_start(ring.get(), i), x);
         EXPECT_LT(x, i + 1 < n ? ap_ring_arc_start(ring.get(), i + 1) : 1.0);
-        if ((p * n) % c == 0) EXPECT_EQ(i, p * n / c);
+        if ((p * n) % c == 0) {
+          EXPECT_EQ(i, p * n / c);
+        }
       }
     }
   }

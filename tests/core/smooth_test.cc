@@ -123,7 +123,7 @@ TEST(Smooth, OneServiceLoadIsExactlyEven) {
   const std::vector<std::pair<uint32_t, uint32_t>> shapes = {
       {1, 10},  {2, 10},   {4, 10},   {7, 50},   {13, 78},  {13, 77},
       {100, 100}, {100, 99}, {300, 50}, {11, 300}, {1000, 10}, {97, 89},
-      {64, 48}};
+      {64, 48}, {1000, 997}, {4096, 1000}, {999, 10007}};
   for (auto [count, n] : shapes) {
     for (uint32_t min_ap : {1u, 3u, 12u}) {
       auto ring = MakeRing(n);
@@ -175,6 +175,31 @@ TEST(Smooth, ConnectionsAboutAPlusOne) {
     auto a = Compute(ring.get(), Params(AP_MODE_SMOOTH, i, 13, 12));
     EXPECT_GE(ap_aperture_count(a.get()), 12u);
     EXPECT_LE(ap_aperture_count(a.get()), 13u);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Exhaustive small sweep: every (C, N) in 1..40 x 1..40 for A = 3 and 12:
+// equal window totals and equal per-server load, both to 1e-9.
+TEST(Smooth, BalanceSweepAllSmallShapes) {
+  for (uint32_t n = 1; n <= 40; ++n) {
+    auto ring = MakeRing(n);
+    for (uint32_t count = 1; count <= 40; ++count) {
+      for (uint32_t min_ap : {3u, 12u}) {
+        std::vector<double> load(n, 0.0), totals;
+        AddServiceLoad(ring.get(), count, min_ap, 1.0, &load, &totals);
+        auto [lo, hi] = std::minmax_element(totals.begin(), totals.end());
+        ASSERT_LE((*hi - *lo) / *hi, 1e-9)
+            << "C=" << count << " N=" << n << " A=" << min_ap;
+        for (uint32_t j = 0; j < n; ++j) {
+          ASSERT_NEAR(load[j], (double)count / n, 1e-9 * count / n)
+              << "C=" << count << " N=" << n << " A=" << min_ap << " j=" << j;
+        }
+      }
+    }
   }
 }
 

@@ -88,6 +88,7 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
   EXPECT_TRUE(Has(r.out, "resolver_updates 7  rebuilds 1  subchannels created 9 destroyed 2  "
                          "widenings 11"))
       << r.out;
+  EXPECT_TRUE(Has(r.out, "affinity_sessions 13\n")) << r.out;
   EXPECT_TRUE(Has(r.out, "endpoints 6 (showing 0..5)")) << r.out;
   // Endpoint 1: in the aperture, connecting, 1 outstanding, 101 picks, 1 failure...
   EXPECT_TRUE(Has(r.out, "       1  10.0.1.1:443               1.000    0.5000   0.2500 *   "
@@ -128,6 +129,7 @@ TEST_F(AperturectlTest, JsonIsValidAndComplete) {
   EXPECT_TRUE(Has(r.out, "\"target\":\"dns:///\\\"quoted\\\".svc\"")) << r.out.substr(0, 400);
   EXPECT_TRUE(Has(r.out, "\"truncated\":true,\"next_start_index\":1100"));
   EXPECT_TRUE(Has(r.out, "\"connectivity\":\"transient_failure\""));
+  EXPECT_TRUE(Has(r.out, "\"affinity_sessions\":13,"));
   // A JSON parser must accept it and see the same structure.
   const char *tmp = getenv("TEST_TMPDIR");
   std::string path = std::string(tmp ? tmp : "/tmp") + "/status.json";

@@ -61,6 +61,7 @@ class RegisteredInstance {
     out->subchannels_created = 9;
     out->subchannels_destroyed = 2;
     out->widenings = 11;
+    out->affinity_sessions = 13;
     out->endpoint_count = self->n_;
     if (self->n_ > 0) {
       out->endpoints = static_cast<ap_endpoint_state *>(calloc(self->n_, sizeof(ap_endpoint_state)));

@@ -103,6 +103,7 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
   EXPECT_EQ(ring->subchannels_created, 9u);
   EXPECT_EQ(ring->subchannels_destroyed, 2u);
   EXPECT_EQ(ring->widenings, 11u);
+  EXPECT_EQ(ring->affinity_sessions, 13u);
   EXPECT_STREQ(ring->last_status, "");
   EXPECT_EQ(ring->endpoint_count, 6u);
   EXPECT_EQ(ring->start_index, 0u);
@@ -370,13 +371,29 @@ TEST(StatusServerApi, ServesOnApplicationOwnedServer) {
   grpc_shutdown();
 }
 
-TEST(StatusServerApi, RegisterRejectsNullAndStartedServer) {
+TEST(StatusServerApi, RegisterRejectsNullAndDuplicateRegistration) {
   aperture_error err;
   aperture_status_service *svc = nullptr;
   EXPECT_EQ(aperture_status_register(nullptr, &svc, &err), APERTURE_EINVAL);
   EXPECT_NE(std::string(err.message).find("server"), std::string::npos);
+  EXPECT_EQ(svc, nullptr);
   EXPECT_EQ(aperture_status_service_start(nullptr, &err), APERTURE_EINVAL);
   aperture_status_service_destroy(nullptr);
+
+  // A second registration on the same server fails (gRPC refuses duplicate
+  // methods); both handles are freed after the never-started server.
+  grpc_init();
+  grpc_server *server = grpc_server_create(nullptr, nullptr);
+  aperture_status_service *first = nullptr, *second = nullptr;
+  ASSERT_EQ(aperture_status_register(server, &first, &err), APERTURE_OK) << err.message;
+  EXPECT_EQ(aperture_status_register(server, &second, &err), APERTURE_ESTATE);
+  EXPECT_NE(std::string(err.message).find("GetRingState"), std::string::npos) << err.message;
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(aperture_status_service_start(second, &err), APERTURE_ESTATE);
+  grpc_server_destroy(server);
+  aperture_status_service_destroy(second);
+  aperture_status_service_destroy(first);
+  grpc_shutdown();
 }
 
 }  // namespace

@@ -1,0 +1,132 @@
+/*
+ * ap_session_table: a bounded, thread-safe map from a session key to the
+ * address of the endpoint that serves it, for sticky request affinity.
+ *
+ * Bounded: at most `max_sessions` entries. The table is split into shards
+ * (by key hash), each with its own small mutex, its own share of the
+ * capacity and its own LRU list; a new key in a full shard evicts that
+ * shard's least recently used entry, so a flood of unique keys keeps the
+ * size at the cap and memory bounded (approximate global LRU, exact per
+ * shard). Because each shard has a fixed share, a table far from full may
+ * already evict in a shard that received more than its share of keys; size
+ * it with some room (keys spread evenly over the shards by hash). Entries unused for `idle_ms` expire: an expired entry is never
+ * returned and is reclaimed on the next write to its shard or by
+ * ap_session_table_expire().
+ *
+ * Cost: every call that carries a key takes one shard mutex for a hash
+ * lookup and a few pointer moves, unlike the lock-free default pick path.
+ * With many shards, threads rarely wait on each other. A known key
+ * allocates nothing; a new key allocates one block for key and address,
+ * except when it reuses the block of the entry it evicts.
+ *
+ * Time is passed in by the caller (`now_ms`, a monotonic clock in
+ * milliseconds) so the table never reads a clock itself and tests are
+ * deterministic.
+ *
+ * Thread-safety: every function except create/destroy may be called from
+ * any number of threads at once. The caller must ensure no call is in
+ * progress when it destroys the table.
+ */
+#ifndef AP_SESSION_TABLE_H
+#define AP_SESSION_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/core/ap_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bounds that keep the memory of a full table predictable. */
+#define AP_SESSION_MAX_SESSIONS ((size_t)1 << 24)
+#define AP_SESSION_MAX_KEY_LEN ((size_t)1024)
+#define AP_SESSION_MAX_ADDRESS_LEN ((size_t)512)
+/* Shards used when the capacity allows (one mutex each). */
+#define AP_SESSION_DEFAULT_SHARDS 16u
+
+typedef struct ap_session_table ap_session_table;
+
+/* Creates an empty table with room for `max_sessions` entries (in
+ * [1, AP_SESSION_MAX_SESSIONS]) whose entries expire after `idle_ms`
+ * milliseconds without use (0 = never expire). *out owns the table; free it
+ * with ap_session_table_destroy(). */
+int ap_session_table_create(size_t max_sessions, uint64_t idle_ms,
+                            ap_session_table **out, ap_error *err);
+
+/* Frees the table and every entry (NULL is ignored). */
+void ap_session_table_destroy(ap_session_table *table);
+
+/* Copies the address of `key` (key_len bytes, 1..AP_SESSION_MAX_KEY_LEN, not
+ * necessarily NUL-terminated) into `address` (capacity `cap` bytes, written
+ * NUL-terminated) and marks the entry used at `now_ms`. *found is 1 when a
+ * live entry exists, 0 when the key is unknown or expired (an expired entry
+ * is removed). AP_ERANGE when `cap` is too small for the stored address. */
+int ap_session_table_get(ap_session_table *table, const char *key,
+                         size_t key_len, uint64_t now_ms, char *address,
+                         size_t cap, int *found, ap_error *err);
+
+/* Maps `key` to `address` (NUL-terminated, 1..AP_SESSION_MAX_ADDRESS_LEN
+ * bytes) used at `now_ms`, replacing any previous address. Evicts the
+ * shard's least recently used entry when the shard is full. */
+int ap_session_table_put(ap_session_table *table, const char *key,
+                         size_t key_len, const char *address, uint64_t now_ms,
+                         ap_error *err);
+
+/* Removes `key`; *removed (may be NULL) says whether it was present. */
+int ap_session_table_remove(ap_session_table *table, const char *key,
+                            size_t key_len, int *removed, ap_error *err);
+
+/* The decision a sticky pick needs, made atomically under the key's shard
+ * lock so that concurrent first calls with one key agree on one endpoint.
+ * `usable(ctx, address)` returns non-zero when the remembered endpoint may
+ * still serve the key. `place(ctx)` chooses a new endpoint and returns its
+ * address (NUL-terminated, owned by the caller, valid until route returns),
+ * or NULL when none is available. Both run under the shard lock: they must
+ * be quick, must not block and must not call back into the table. */
+typedef struct ap_session_chooser {
+  int (*usable)(void *ctx, const char *address);
+  const char *(*place)(void *ctx);
+  void *ctx;
+} ap_session_chooser;
+
+typedef enum ap_session_outcome {
+  AP_SESSION_HIT = 0,     /* the key's remembered endpoint was usable */
+  AP_SESSION_PLACED = 1,  /* unknown (or expired) key placed and remembered */
+  AP_SESSION_MOVED = 2    /* remembered endpoint unusable; key re-placed */
+} ap_session_outcome;
+
+/* Looks `key` up; when its endpoint is usable marks it used at `now_ms` and
+ * reports AP_SESSION_HIT, else calls place() and remembers the result.
+ * Returns AP_EUNAVAIL (table unchanged for an unknown key, the stale entry
+ * removed for a known one) when place() returns NULL, AP_EINVAL or
+ * AP_ERANGE when the placed address is empty or too long. *outcome may be NULL. The endpoint
+ * the caller should use is the one its callbacks last accepted or returned.
+ */
+int ap_session_table_route(ap_session_table *table, const char *key,
+                           size_t key_len, uint64_t now_ms,
+                           const ap_session_chooser *chooser,
+                           ap_session_outcome *outcome, ap_error *err);
+
+/* Removes every entry idle for longer than idle_ms at `now_ms`; *expired (may
+ * be NULL) receives how many. No-op when idle_ms is 0. Cost: one lock per
+ * shard plus the expired entries (each shard's LRU tail is its oldest). */
+int ap_session_table_expire(ap_session_table *table, uint64_t now_ms,
+                            size_t *expired, ap_error *err);
+
+/* Number of entries held now (including expired ones not yet reclaimed).
+ * Lock-free read of a counter; 0 for NULL. */
+size_t ap_session_table_size(const ap_session_table *table);
+
+/* The configured capacity; 0 for NULL. */
+size_t ap_session_table_capacity(const ap_session_table *table);
+
+/* Number of entries evicted to make room since creation; 0 for NULL. */
+uint64_t ap_session_table_evictions(const ap_session_table *table);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_SESSION_TABLE_H */
