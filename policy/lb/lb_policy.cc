@@ -425,6 +425,14 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
       ap_aperture_count(base_), min_ready_,
       last_status_.empty() ? "" : "; ", last_status_.c_str());
   RecomputeApertureLocked("resolver update");
+  if (active_) {
+    // eagerConnect may have just been turned on for existing members.
+    for (auto& kv : endpoints_) {
+      if (kv.second->state() == GRPC_CHANNEL_IDLE) {
+        kv.second->subchannel()->RequestConnection();
+      }
+    }
+  }
   return absl::OkStatus();
 }
 
