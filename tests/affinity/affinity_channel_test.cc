@@ -111,6 +111,40 @@ TEST(StickyAffinity, KeysStickAcrossJoinsAndMoveOnlyWhenTheirBackendDies) {
   EXPECT_EQ(view.affinity_sessions, 2u);
 }
 
+// A resolver update that drops a key's backend moves the key (the backend
+// itself still runs); the other keys stay where they are.
+TEST(StickyAffinity, KeyMovesWhenItsBackendLeavesTheAddressList) {
+  auto backends = StartBackends(3);
+  auto all = Addresses(backends);
+  TestChannel channel("sticky-leave", StickyConfig());
+  channel.SetAddresses(all);
+  ASSERT_TRUE(WaitReady(channel, all));
+  std::map<std::string, std::string> home;
+  for (int k = 0; k < 30; ++k) {
+    std::string key = "user-" + std::to_string(k);
+    home[key] = channel.Call(kHeader, key);
+    ASSERT_FALSE(home[key].empty());
+  }
+  const std::string leaving = home["user-0"];
+  std::vector<std::string> rest;
+  for (const auto& a : all)
+    if (a != leaving) rest.push_back(a);
+  channel.SetAddresses(rest);
+  ASSERT_TRUE(WaitFor([&] {
+    PolicyView v;
+    return Snapshot(channel.target(), &v) && v.connectivity.count(leaving) == 0;
+  }));
+  for (const auto& kv : home) {
+    std::string now = CallUntilServed(channel, kv.first);
+    if (kv.second == leaving) {
+      EXPECT_NE(now, leaving) << kv.first;
+      EXPECT_FALSE(now.empty()) << kv.first;
+    } else {
+      EXPECT_EQ(now, kv.second) << kv.first;
+    }
+  }
+}
+
 TEST(StickyAffinity, CallsWithoutTheHeaderAreBalancedAsUsual) {
   auto backends = StartBackends(3);
   auto all = Addresses(backends);
