@@ -140,7 +140,7 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   snprintf(lat, sizeof(lat), "%ld", sc->slow_latency_ms);
   snprintf(slot->stats, sizeof(slot->stats), "%s/%s%s.json", dir, name, stats_suffix);
   snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-  char *argv[20];
+  char *argv[24];
   int n = 0;
   argv[n++] = (char *)rn->server_bin;
   argv[n++] = "--host";
@@ -158,6 +158,12 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   if (i == sc->slow_server) {
     argv[n++] = "--extra-latency-ms";
     argv[n++] = lat;
+  }
+  if (sc->churn) {
+    /* connections recycle every second: clients re-resolve regularly, so a
+     * server removed from DNS drains before it is stopped */
+    argv[n++] = "--max-connection-age-ms";
+    argv[n++] = "1000";
   }
   argv[n] = NULL;
   slot->p = proc_start(argv, log);
@@ -322,7 +328,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   /* Timeline: disturbances at their times, until every client is done. */
   double t0 = now_s();
   int killed = 0, restarted = 0, churned = 0, disturbed = -1;
-  double restart_time = 0;
+  double restart_time = 0, drain_started = 0;
   int done[MAX_CLIENTS] = {0};
   int n_done = 0;
   while (ok && n_done < n_clients) {
@@ -361,8 +367,8 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       r->recover_s = now_s() - restart_time;
     }
     if (sc->churn && !churned && t >= sc->churn_at_s) {
-      /* add the spare and remove s0 in the DNS answer, then stop s0
-       * gracefully (GOAWAY): the clients re-resolve and get the new list */
+      /* add the spare and remove s0 in the DNS answer; the clients
+       * re-resolve as their connections age out and stop using s0 */
       if (start_server(rn, sc, dir, n_servers, shared_port, "", &servers[n_servers]) != 0) {
         snprintf(r->error, sizeof(r->error), "spare server did not start");
         ok = 0;
@@ -371,10 +377,21 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       const char *members[FLEET_MAX_SERVERS + 1];
       for (int i = 1; i <= n_servers; i++) members[i - 1] = servers[i].host;
       dns_stub_set(dns, members, (size_t)n_servers);
-      proc_stop(servers[0].p, 5000);
-      servers[0].p = NULL;
       churned = 1;
       disturbed = 0;
+      drain_started = now_s();
+    }
+    if (churned == 1) {
+      /* stop s0 once drained (no connection left), or after 5 s anyway */
+      json_value *v = json_parse_file(servers[0].stats, NULL, 0);
+      long current = v ? (long)json_get_number(v, "connections_current", 1) : 1;
+      json_free(v);
+      if (current == 0 || now_s() - drain_started > 5.0) {
+        r->drain_s = now_s() - drain_started;
+        proc_stop(servers[0].p, 5000);
+        servers[0].p = NULL;
+        churned = 2;
+      }
     }
     for (int c = 0; c < n_clients; c++) {
       if (!done[c] && proc_wait(clients[c], 0, NULL) == 0) {

@@ -67,7 +67,8 @@ void fleet_report_table(FILE *f, const fleet_run *runs, int n) {
     }
     if (strcmp(r->scenario, "churn") == 0) {
       const fleet_server_result *added = &r->servers[r->n_servers - 1];
-      fprintf(f, ", added server got %ld calls, dns queries %ld", added->calls, r->dns_queries);
+      fprintf(f, ", added server got %ld calls, dns queries %ld, s0 drained in %.2f s", added->calls,
+              r->dns_queries, r->drain_s);
     }
     if (strcmp(r->scenario, "kill") == 0) {
       if (r->recover_s >= 0) fprintf(f, ", traffic back %.2f s after restart", r->recover_s);
@@ -121,8 +122,9 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n) {
     fprintf(f, ",\"connections_total\":%ld,\"connections_opened\":%ld", r->connections_total,
             r->connections_opened);
     fprintf(f, ",\"slow_share\":%.4f,\"fair_share\":%.4f,\"recover_s\":%.3f,\"dns_queries\":%ld,"
-            "\"min_aperture\":%ld",
-            r->slow_share, r->fair_share, r->recover_s, r->dns_queries, r->min_aperture);
+            "\"min_aperture\":%ld,\"drain_s\":%.3f",
+            r->slow_share, r->fair_share, r->recover_s, r->dns_queries, r->min_aperture,
+            r->drain_s);
     fprintf(f, ",\"servers\":[");
     for (int s = 0; s < r->n_servers; s++) {
       const fleet_server_result *sv = &r->servers[s];

@@ -62,6 +62,7 @@ typedef struct fleet_run {
   double fair_share;        /* share each server would get if equal */
   double recover_s;         /* kill: seconds from restart to its first call; -1 never */
   long dns_queries;         /* churn: A queries the clients' resolvers made */
+  double drain_s;           /* churn: seconds from the DNS change until s0 had no connection */
   long min_aperture;        /* aperture modes: the configured minAperture; else 0 */
   int complete;             /* 0: the run failed (see error) */
   char error[160];

@@ -66,6 +66,7 @@ typedef struct options {
   const char *stats_file;
   long stats_interval_ms;
   long shutdown_grace_ms;
+  long max_connection_age_ms; /* 0: connections live forever */
 } options;
 
 typedef struct server_state {
@@ -363,7 +364,8 @@ static void usage(void) {
   fprintf(stderr,
           "usage: server [--port P] [--host ADDR] [--server-id ID] [--hostname NAME]\n"
           "              [--extra-latency-ms N] [--threads T] [--stats-file PATH]\n"
-          "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n");
+          "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n"
+          "              [--max-connection-age-ms N]\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -395,6 +397,7 @@ static int parse_options(int argc, char **argv, options *o) {
     NUM("threads", threads, 1, MAX_THREADS)
     NUM("stats-interval-ms", stats_interval_ms, 10, 60000)
     NUM("shutdown-grace-ms", shutdown_grace_ms, 0, 60000)
+    NUM("max-connection-age-ms", max_connection_age_ms, 100, 86400000)
     STR("host", host)
     STR("server-id", server_id)
     STR("hostname", hostname)
@@ -427,7 +430,18 @@ int main(int argc, char **argv) {
 
   grpc_init();
   st.conns = channelz_tracker_create();
-  st.server = grpc_server_create(NULL, NULL);
+  /* --max-connection-age-ms: the server closes each connection gracefully
+   * (GOAWAY, calls in flight finish) after that age, so clients reconnect
+   * and re-resolve periodically; fleets use it to drain a server that was
+   * removed from DNS before stopping it. */
+  grpc_arg age_args[2] = {
+      {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_CONNECTION_AGE_MS,
+       .value.integer = (int)st.opt.max_connection_age_ms},
+      {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+       .value.integer = 10000},
+  };
+  grpc_channel_args server_args = {2, age_args};
+  st.server = grpc_server_create(st.opt.max_connection_age_ms > 0 ? &server_args : NULL, NULL);
   for (int m = 0; m < M_COUNT; m++) {
     st.methods[m] = grpc_server_register_method(st.server, kMethodPaths[m], NULL,
                                                 GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);

@@ -90,6 +90,10 @@ std::string ServerSet::Target() const {
   return t;
 }
 
+Json ServerSet::Snapshot(int i) const {
+  return ReadJson(dir_ + "/server" + std::to_string(i) + ".json");
+}
+
 Json ServerSet::Stop(int i) {
   int status = servers_[i]->Terminate();
   if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return Json();

@@ -59,6 +59,8 @@ class ServerSet {
   // ipv4:127.0.0.1:p0,127.0.0.1:p1,...
   std::string Target() const;
   std::string Address(int i) const;
+  // Server i's latest stats file (rewritten every 50 ms while it runs).
+  Json Snapshot(int i) const;
   // SIGTERMs server i, checks it exited 0, returns its final stats.
   Json Stop(int i);
   // Final stats of every server (stops them all).

@@ -70,16 +70,17 @@ TEST(ApertureConfig, BadFieldsAreNamed) {
   EXPECT_NE(std::string(s.message()).find("field:choiceCount"), std::string::npos);
 }
 
-// A channel with a bad config fails its calls with the field in the status.
-TEST(ApertureConfig, BadConfigInChannelFailsCallsNamingTheField) {
+// A bad config from the resolver fails the channel's calls with the field
+// in the status.
+TEST(ApertureConfig, BadConfigFromResolverFailsCallsNamingTheField) {
   Backend backend;
-  TestChannel channel(
-      "badconfig",
+  TestChannel channel("badconfig", "");
+  channel.SetAddresses(
+      {backend.address()},
       "{\"loadBalancingConfig\":[{\"aperture\":{\"choiceCount\":1}}]}");
-  channel.SetAddresses({backend.address()});
   grpc::Status status = channel.Call(2000);
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.error_message().find("choiceCount"), std::string::npos)
+  EXPECT_NE(status.error_message().find("field:choiceCount"), std::string::npos)
       << status.error_message();
   EXPECT_EQ(backend.calls(), 0u);
 }

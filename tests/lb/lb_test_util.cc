@@ -22,6 +22,7 @@
 #include "src/core/lib/address_utils/parse_address.h"
 #include "src/core/lib/iomgr/exec_ctx.h"
 #include "src/core/lib/resolver/server_address.h"
+#include "src/core/lib/service_config/service_config_impl.h"
 
 namespace aperture_test {
 
@@ -195,7 +196,7 @@ TestChannel::TestChannel(const std::string& name,
   args.SetPointerWithVtable(
       GRPC_ARG_FAKE_RESOLVER_RESPONSE_GENERATOR, generator_.get(),
       &grpc_core::FakeResolverResponseGenerator::kChannelArgPointerVtable);
-  args.SetServiceConfigJSON(service_config);
+  if (!service_config.empty()) args.SetServiceConfigJSON(service_config);
   // Each channel its own subchannels, so connection counts are per channel.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   channel_ = grpc::CreateCustomChannel(
@@ -206,7 +207,8 @@ TestChannel::TestChannel(const std::string& name,
   channel_->GetState(/*try_to_connect=*/true);
 }
 
-void TestChannel::SetAddresses(const std::vector<std::string>& addresses) {
+void TestChannel::SetAddresses(const std::vector<std::string>& addresses,
+                               const std::string& service_config) {
   grpc_core::ExecCtx exec_ctx;
   grpc_core::ServerAddressList list;
   for (const std::string& a : addresses) {
@@ -216,6 +218,10 @@ void TestChannel::SetAddresses(const std::vector<std::string>& addresses) {
   }
   grpc_core::Resolver::Result result;
   result.addresses = std::move(list);
+  if (!service_config.empty()) {
+    result.service_config = grpc_core::ServiceConfigImpl::Create(
+        grpc_core::ChannelArgs(), service_config);
+  }
   generator_->SetResponse(std::move(result));
 }
 

@@ -59,9 +59,13 @@ int ServerConnectionCount(int port);
 // A channel whose addresses the test sets through the fake resolver.
 class TestChannel {
  public:
-  // `name` makes the target "fake:///<name>" (the registry filter).
+  // `name` makes the target "fake:///<name>" (the registry filter);
+  // `service_config` is the channel's default config ("" for none).
   TestChannel(const std::string& name, const std::string& service_config);
-  void SetAddresses(const std::vector<std::string>& addresses);
+  // A resolver result; with a non-empty `service_config` the result carries
+  // it, as DNS TXT records or xDS would.
+  void SetAddresses(const std::vector<std::string>& addresses,
+                    const std::string& service_config = "");
   void SetResolverError(const std::string& message);
   grpc::Status Call(int timeout_ms = 5000);
   // `count` calls with up to `concurrency` in flight; returns failures and

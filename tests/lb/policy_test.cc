@@ -254,11 +254,13 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   auto backends = StartBackends(10);
   auto addresses = Addresses(backends);
   const ap_subset_params params = Params(AP_MODE_CONTINUOUS, 0, 5, 3);
+  auto members = MemberSet(ExpectedMembers(addresses, params));
+  // minReady = every member: losing one widens by one.
   TestChannel channel("widen", Config(
       "{\"peerIndex\":0,\"peerCount\":5,\"minAperture\":3,"
-      "\"eagerConnect\":true}"));
+      "\"eagerConnect\":true,\"minReady\":" +
+      std::to_string(members.size()) + "}"));
   channel.SetAddresses(addresses);
-  auto members = MemberSet(ExpectedMembers(addresses, params));
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
   StateView s;
   ASSERT_TRUE(Snapshot(channel.target(), &s));
@@ -279,7 +281,8 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   }
   ASSERT_NE(victim, nullptr);
 
-  // Load runs while the member is stopped; no call may fail.
+  // Load runs while the member is stopped; only calls that were on the
+  // stopped member may fail (the policy counts failures per endpoint).
   std::atomic<bool> stopped{false};
   std::thread killer([&] {
     while (victim->calls() < 50) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -289,8 +292,16 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   std::string error;
   int failures = channel.RunLoad(600, 4, nullptr, &error);
   killer.join();
-  EXPECT_EQ(failures, 0) << error;
   ASSERT_TRUE(stopped.load());
+  StateView after_kill;
+  ASSERT_TRUE(Snapshot(channel.target(), &after_kill));
+  for (const auto& e : after_kill.endpoints) {
+    if (e.address == victim_address) {
+      EXPECT_EQ(e.failures, static_cast<uint64_t>(failures)) << error;
+    } else {
+      EXPECT_EQ(e.failures, 0u) << e.address;
+    }
+  }
 
   // Once the policy sees it failed, it widens by one and the victim gets
   // nothing more.

@@ -1,4 +1,4 @@
-/* client_policy with the aperture library linked: registers the policy
+/* client_policy: registers the aperture policy
  * right after grpc_init(), sets the coordinate from the flags (the library
  * itself reads APERTURE_PEER_INDEX / APERTURE_PEER_COUNT when no flag is
  * given) and runs the aperture status server. */

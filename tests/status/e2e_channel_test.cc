@@ -1,0 +1,423 @@
+// End to end: real channels with the aperture policy against real backends
+// on 127.0.0.1, the status server in the same process, queried through the
+// protobuf-c client and through aperturectl as a process. What the status
+// reports must match what the channels really did: coordinate, subset,
+// states and per-backend call counts as seen by the backends themselves.
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <grpc/byte_buffer.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/time.h>
+
+extern "C" {
+#include "aperture/v1/status.pb-c.h"
+#include "policy/include/aperture.h"
+#include "policy/status/ap_status_client.h"
+}
+
+namespace {
+
+gpr_timespec DeadlineIn(int ms) {
+  return gpr_time_add(gpr_now(GPR_CLOCK_REALTIME), gpr_time_from_millis(ms, GPR_TIMESPAN));
+}
+
+// A backend that answers every method with OK and counts the calls it got.
+class CountingBackend {
+ public:
+  CountingBackend() {
+    server_ = grpc_server_create(nullptr, nullptr);
+    cq_ = grpc_completion_queue_create_for_next(nullptr);
+    grpc_server_register_completion_queue(server_, cq_, nullptr);
+    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+    port_ = grpc_server_add_http2_port(server_, "127.0.0.1:0", creds);
+    grpc_server_credentials_release(creds);
+    grpc_server_start(server_);
+    RequestNext();
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~CountingBackend() {
+    grpc_server_shutdown_and_notify(server_, cq_, &shutdown_tag_);
+    grpc_server_cancel_all_calls(server_);
+    thread_.join();  // ends once the shutdown tag arrived and calls are done
+    grpc_server_destroy(server_);
+    grpc_completion_queue_shutdown(cq_);
+    while (grpc_completion_queue_next(cq_, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(cq_);
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  int calls() const { return calls_.load(); }
+
+ private:
+  struct Call {
+    bool replying = false;
+    grpc_call *call = nullptr;
+    grpc_call_details details;
+    grpc_metadata_array md;
+    int cancelled = 0;
+  };
+
+  void RequestNext() {
+    auto *c = new Call;
+    grpc_call_details_init(&c->details);
+    grpc_metadata_array_init(&c->md);
+    if (grpc_server_request_call(server_, &c->call, &c->details, &c->md, cq_, cq_, c) !=
+        GRPC_CALL_OK) {
+      Free(c);
+      return;
+    }
+    pending_++;
+  }
+
+  static void Free(Call *c) {
+    if (c->call) grpc_call_unref(c->call);
+    grpc_call_details_destroy(&c->details);
+    grpc_metadata_array_destroy(&c->md);
+    delete c;
+  }
+
+  void Loop() {
+    bool shutdown = false;
+    while (!shutdown || pending_ > 0) {
+      grpc_event ev = grpc_completion_queue_next(cq_, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
+      if (ev.type != GRPC_OP_COMPLETE) continue;
+      if (ev.tag == &shutdown_tag_) {
+        shutdown = true;
+        continue;
+      }
+      auto *c = static_cast<Call *>(ev.tag);
+      pending_--;
+      if (c->replying || !ev.success) {
+        Free(c);
+        continue;
+      }
+      calls_++;
+      if (!shutdown) RequestNext();
+      grpc_op ops[4] = {};
+      ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+      grpc_slice empty = grpc_empty_slice();
+      grpc_byte_buffer *reply = grpc_raw_byte_buffer_create(&empty, 1);
+      ops[1].op = GRPC_OP_SEND_MESSAGE;
+      ops[1].data.send_message.send_message = reply;
+      grpc_slice details = grpc_slice_from_static_string("");
+      ops[2].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+      ops[2].data.send_status_from_server.status = GRPC_STATUS_OK;
+      ops[2].data.send_status_from_server.status_details = &details;
+      ops[3].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+      ops[3].data.recv_close_on_server.cancelled = &c->cancelled;
+      c->replying = true;
+      if (grpc_call_start_batch(c->call, ops, 4, c, nullptr) == GRPC_CALL_OK) {
+        pending_++;
+      } else {
+        Free(c);
+      }
+      grpc_byte_buffer_destroy(reply);  // the batch keeps its own reference
+    }
+  }
+
+  grpc_server *server_;
+  grpc_completion_queue *cq_;
+  int port_ = 0;
+  int shutdown_tag_ = 0;
+  int pending_ = 0;  // loop thread only (and before it starts)
+  std::atomic<int> calls_{0};
+  std::thread thread_;
+};
+
+// A channel whose service config selects the aperture policy.
+class ApertureChannel {
+ public:
+  ApertureChannel(const std::string &target, const std::string &lb_config) {
+    std::string sc = "{\"loadBalancingConfig\":[{\"aperture\":" + lb_config + "}]}";
+    grpc_arg arg;
+    arg.type = GRPC_ARG_STRING;
+    arg.key = const_cast<char *>(GRPC_ARG_SERVICE_CONFIG);
+    arg.value.string = const_cast<char *>(sc.c_str());
+    grpc_channel_args args = {1, &arg};
+    grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+    channel_ = grpc_channel_create(target.c_str(), creds, &args);
+    grpc_channel_credentials_release(creds);
+    cq_ = grpc_completion_queue_create_for_next(nullptr);
+  }
+  ~ApertureChannel() {
+    grpc_channel_destroy(channel_);
+    grpc_completion_queue_shutdown(cq_);
+    while (grpc_completion_queue_next(cq_, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(cq_);
+  }
+
+  // One unary call, waiting for ready backends; returns its status.
+  grpc_status_code Call() {
+    grpc_slice method = grpc_slice_from_static_string("/test.Backend/Call");
+    grpc_call *call = grpc_channel_create_call(channel_, nullptr, GRPC_PROPAGATE_DEFAULTS, cq_,
+                                               method, nullptr, DeadlineIn(10000), nullptr);
+    grpc_slice body = grpc_slice_from_static_string("x");
+    grpc_byte_buffer *req = grpc_raw_byte_buffer_create(&body, 1);
+    grpc_byte_buffer *resp = nullptr;
+    grpc_metadata_array initial, trailing;
+    grpc_metadata_array_init(&initial);
+    grpc_metadata_array_init(&trailing);
+    grpc_status_code status = GRPC_STATUS_UNKNOWN;
+    grpc_slice details;
+    grpc_op ops[6] = {};
+    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[0].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY;
+    ops[1].op = GRPC_OP_SEND_MESSAGE;
+    ops[1].data.send_message.send_message = req;
+    ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+    ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+    ops[3].data.recv_initial_metadata.recv_initial_metadata = &initial;
+    ops[4].op = GRPC_OP_RECV_MESSAGE;
+    ops[4].data.recv_message.recv_message = &resp;
+    ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+    ops[5].data.recv_status_on_client.trailing_metadata = &trailing;
+    ops[5].data.recv_status_on_client.status = &status;
+    ops[5].data.recv_status_on_client.status_details = &details;
+    int tag = 0;
+    if (grpc_call_start_batch(call, ops, 6, &tag, nullptr) == GRPC_CALL_OK) {
+      grpc_completion_queue_next(cq_, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
+      grpc_slice_unref(details);
+    }
+    if (resp) grpc_byte_buffer_destroy(resp);
+    grpc_byte_buffer_destroy(req);
+    grpc_metadata_array_destroy(&initial);
+    grpc_metadata_array_destroy(&trailing);
+    grpc_call_unref(call);
+    return status;
+  }
+
+ private:
+  grpc_channel *channel_;
+  grpc_completion_queue *cq_;
+};
+
+Aperture__V1__GetRingStateResponse *QueryStatus(int port, const std::string &filter) {
+  Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
+  req.target_filter = const_cast<char *>(filter.c_str());
+  std::vector<uint8_t> bytes(aperture__v1__get_ring_state_request__get_packed_size(&req) + 1);
+  size_t len = aperture__v1__get_ring_state_request__pack(&req, bytes.data());
+  ap_status_call_result r;
+  std::string addr = "127.0.0.1:" + std::to_string(port);
+  EXPECT_EQ(ap_status_call(addr.c_str(), "/aperture.v1.ApertureStatus/GetRingState", bytes.data(),
+                           len, 5000, &r),
+            0);
+  EXPECT_EQ(r.status, GRPC_STATUS_OK) << r.details;
+  Aperture__V1__GetRingStateResponse *resp =
+      r.status == GRPC_STATUS_OK
+          ? aperture__v1__get_ring_state_response__unpack(nullptr, r.body_len, r.body)
+          : nullptr;
+  ap_status_call_result_clear(&r);
+  return resp;
+}
+
+struct CtlOutput {
+  int exit_code = -1;
+  std::string out;
+};
+
+CtlOutput RunAperturectl(const std::string &args) {
+  std::string cmd = std::string(getenv("TEST_SRCDIR")) + "/aperture/" + getenv("APERTURECTL") +
+                    " " + args;
+  CtlOutput r;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+class EndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    grpc_init();
+    aperture_error err;
+    ASSERT_EQ(aperture_register(&err), APERTURE_OK) << err.message;
+  }
+  static void TearDownTestSuite() { grpc_shutdown(); }
+
+  void SetUp() override {
+    for (int i = 0; i < kBackends; i++) backends_.push_back(std::make_unique<CountingBackend>());
+    target_ = "ipv4:";
+    for (int i = 0; i < kBackends; i++) target_ += (i ? "," : "") + backends_[i]->address();
+    aperture_error err;
+    ASSERT_EQ(aperture_status_server_start(nullptr, &status_, &err), APERTURE_OK) << err.message;
+    status_port_ = aperture_status_server_port(status_);
+  }
+  void TearDown() override {
+    aperture_status_server_stop(status_);
+    backends_.clear();
+  }
+
+  static constexpr int kBackends = 6;
+  std::vector<std::unique_ptr<CountingBackend>> backends_;
+  std::string target_;
+  aperture_status_server *status_ = nullptr;
+  int status_port_ = 0;
+};
+
+TEST_F(EndToEnd, StatusMatchesWhatTheChannelDid) {
+  constexpr int kCalls = 300;
+  ApertureChannel channel(target_, "{\"peerIndex\":1,\"peerCount\":3,\"minAperture\":2}");
+  for (int i = 0; i < kCalls; i++) ASSERT_EQ(channel.Call(), GRPC_STATUS_OK) << "call " << i;
+
+  // Filter on this test's first backend address: only this channel matches.
+  Aperture__V1__GetRingStateResponse *resp = QueryStatus(status_port_, backends_[0]->address());
+  ASSERT_NE(resp, nullptr);
+  ASSERT_EQ(resp->n_rings, 1u);
+  const Aperture__V1__RingState *ring = resp->rings[0];
+  EXPECT_NE(std::string(ring->target).find(backends_[5]->address()), std::string::npos)
+      << ring->target;
+  EXPECT_EQ(ring->peer_index, 1u);
+  EXPECT_EQ(ring->peer_count, 3u);
+  EXPECT_EQ(ring->coordinate_source, APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_CONFIG);
+  EXPECT_EQ(ring->min_aperture, 2u);
+  EXPECT_EQ(strlen(ring->fingerprint), 16u);
+  EXPECT_GE(ring->resolver_updates, 1u);
+  ASSERT_EQ(ring->endpoint_count, static_cast<uint32_t>(kBackends));
+  ASSERT_EQ(ring->n_endpoints, static_cast<size_t>(kBackends));
+  EXPECT_FALSE(ring->truncated);
+
+  std::map<std::string, const CountingBackend *> by_address;
+  for (auto &b : backends_) by_address[b->address()] = b.get();
+  uint64_t total_picks = 0;
+  uint32_t members = 0, intersecting = 0;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < ring->n_endpoints; i++) {
+    const Aperture__V1__EndpointState *e = ring->endpoints[i];
+    ASSERT_TRUE(by_address.count(e->address)) << e->address;
+    seen.insert(e->address);
+    EXPECT_EQ(e->ring_index, i);
+    const CountingBackend *b = by_address[e->address];
+    // The policy's pick count equals the calls the backend really received.
+    EXPECT_EQ(e->picks, static_cast<uint64_t>(b->calls())) << e->address;
+    EXPECT_EQ(e->failures, 0u);
+    EXPECT_EQ(e->outstanding, 0u);
+    total_picks += e->picks;
+    if (e->in_aperture) {
+      members++;
+      if (e->picks > 0)
+        EXPECT_EQ(e->connectivity, APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY);
+    } else {
+      EXPECT_EQ(b->calls(), 0) << e->address << " is outside the aperture but got calls";
+      EXPECT_EQ(e->picks, 0u);
+    }
+    if (e->intersection > 0) intersecting++;
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kBackends));
+  EXPECT_EQ(total_picks, static_cast<uint64_t>(kCalls));
+  EXPECT_GE(members, 2u);          // minAperture
+  EXPECT_LT(members, static_cast<uint32_t>(kBackends));  // a real subset
+  EXPECT_EQ(ring->physical_aperture, intersecting);
+  EXPECT_GE(ring->subchannels_created, members);
+
+  // aperturectl shows the same: header and each member's row with its picks.
+  CtlOutput ctl = RunAperturectl("status 127.0.0.1:" + std::to_string(status_port_) +
+                                 " --target " + backends_[0]->address());
+  ASSERT_EQ(ctl.exit_code, 0);
+  EXPECT_NE(ctl.out.find("coordinate 1/3 (config)"), std::string::npos) << ctl.out;
+  EXPECT_NE(ctl.out.find(std::string("fingerprint ") + ring->fingerprint), std::string::npos);
+  for (size_t i = 0; i < ring->n_endpoints; i++) {
+    const Aperture__V1__EndpointState *e = ring->endpoints[i];
+    if (e->picks == 0) continue;
+    // Rows follow the "INDEX ..." heading; the target line also has addresses.
+    size_t row = ctl.out.find("  " + std::string(e->address) + " ", ctl.out.find("INDEX"));
+    ASSERT_NE(row, std::string::npos) << e->address;
+    std::string line = ctl.out.substr(row, ctl.out.find('\n', row) - row);
+    EXPECT_NE(line.find("ready"), std::string::npos) << line;
+    EXPECT_NE(line.find(" " + std::to_string(e->picks) + " "), std::string::npos) << line;
+  }
+  aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
+}
+
+TEST_F(EndToEnd, PeersAgreeOnTheRingAndTogetherCoverIt) {
+  // Three clients of one fleet of three: the same ordered endpoint list
+  // (fingerprint), different windows, and together every backend covered.
+  std::vector<std::unique_ptr<ApertureChannel>> channels;
+  for (int peer = 0; peer < 3; peer++) {
+    // A distinct (equivalent) target per peer so each channel is its own entry.
+    std::string t = target_;
+    std::string cfg = "{\"peerIndex\":" + std::to_string(peer) + ",\"peerCount\":3}";
+    channels.push_back(std::make_unique<ApertureChannel>(t, cfg));
+    ASSERT_EQ(channels.back()->Call(), GRPC_STATUS_OK);
+  }
+  Aperture__V1__GetRingStateResponse *resp = QueryStatus(status_port_, backends_[0]->address());
+  ASSERT_NE(resp, nullptr);
+  ASSERT_EQ(resp->n_rings, 3u);
+  std::set<uint32_t> peers;
+  std::set<std::string> covered;
+  for (size_t r = 0; r < resp->n_rings; r++) {
+    const Aperture__V1__RingState *ring = resp->rings[r];
+    EXPECT_STREQ(ring->fingerprint, resp->rings[0]->fingerprint);
+    EXPECT_EQ(ring->peer_count, 3u);
+    peers.insert(ring->peer_index);
+    for (size_t i = 0; i < ring->n_endpoints; i++)
+      if (ring->endpoints[i]->in_aperture) covered.insert(ring->endpoints[i]->address);
+  }
+  EXPECT_EQ(peers, (std::set<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(covered.size(), static_cast<size_t>(kBackends));
+  aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
+
+  // Destroying the channels removes their entries.
+  channels.clear();
+  resp = QueryStatus(status_port_, backends_[0]->address());
+  ASSERT_NE(resp, nullptr);
+  EXPECT_EQ(resp->n_rings, 0u);
+  aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
+}
+
+// Status queries from two threads while channels are created, used and
+// destroyed (instances register, publish and unregister): every response
+// decodes and every ring in it is whole.
+TEST_F(EndToEnd, QueriesWhileChannelsChurn) {
+  std::atomic<bool> done{false};
+  std::atomic<int> bad{0}, queries{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; t++) {
+    readers.emplace_back([&] {
+      while (!done.load() && queries.load() < 2000) {
+        Aperture__V1__GetRingStateResponse *resp =
+            QueryStatus(status_port_, backends_[0]->address());
+        queries++;
+        if (resp == nullptr) {
+          bad++;
+          continue;
+        }
+        for (size_t r = 0; r < resp->n_rings; r++)
+          if (resp->rings[r]->n_endpoints != resp->rings[r]->endpoint_count) bad++;
+        aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
+      }
+    });
+  }
+  for (int round = 0; round < 15; round++) {
+    ApertureChannel channel(target_, "{\"peerIndex\":" + std::to_string(round % 3) +
+                                         ",\"peerCount\":3}");
+    for (int i = 0; i < 5; i++) EXPECT_EQ(channel.Call(), GRPC_STATUS_OK);
+  }
+  done = true;
+  for (auto &th : readers) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(queries.load(), 0);
+}
+
+}  // namespace
