@@ -179,6 +179,11 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       }
     }
   }
+  ParseAffinitySettings(obj, &s.affinity,
+                        [&errors](absl::string_view field,
+                                  absl::string_view message) {
+                          errors.Add(field, message);
+                        });
   if (!errors.empty()) return errors.ToStatus();
   return s;
 }

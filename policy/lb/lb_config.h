@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 
 #include "policy/core/ap_aperture.h"
+#include "policy/lb/affinity_config.h"
 #include "src/core/lib/json/json.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
 
@@ -35,6 +36,7 @@ struct ApertureSettings {
   uint32_t min_ready = 0;
   bool has_random_seed = false;  // default: one random seed per process
   uint64_t random_seed = 0;
+  AffinitySettings affinity;  // request affinity (affinity_config.h)
 };
 
 // Validates `json` (the value of the "aperture" key). Unknown fields are

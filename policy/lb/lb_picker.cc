@@ -75,13 +75,16 @@ ap_rng* ThreadRng() {
 }  // namespace
 
 AperturePicker::AperturePicker(std::vector<Slot> slots, ap_pick_table* table,
-                               uint32_t choice_count)
-    : slots_(std::move(slots)), table_(table), choice_count_(choice_count) {}
+                               uint32_t choice_count,
+                               std::unique_ptr<AffinityRouter> affinity)
+    : slots_(std::move(slots)),
+      table_(table),
+      choice_count_(choice_count),
+      affinity_(std::move(affinity)) {}
 
 AperturePicker::~AperturePicker() { ap_pick_table_destroy(table_); }
 
-LoadBalancingPolicy::PickResult AperturePicker::Pick(
-    LoadBalancingPolicy::PickArgs args) {
+size_t AperturePicker::ChooseBalanced() const {
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
@@ -111,6 +114,17 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
         a = cand;
       }
     }
+  }
+  return best;
+}
+
+LoadBalancingPolicy::PickResult AperturePicker::Pick(
+    LoadBalancingPolicy::PickArgs args) {
+  size_t best = 0;
+  if (affinity_ == nullptr ||
+      !affinity_->Route(args, &AperturePicker::ChooseBalancedThunk, this,
+                        &best)) {
+    best = ChooseBalanced();
   }
   const Slot& slot = slots_[best];
   slot.counters->picks.fetch_add(1, std::memory_order_relaxed);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/core/ap_pick.h"
+#include "policy/lb/affinity_picker.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
@@ -36,17 +37,26 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   };
 
   // Takes ownership of `table` (one slot per entry of `slots`, same order).
+  // `affinity` (may be null) routes calls that carry an affinity key.
   AperturePicker(std::vector<Slot> slots, ap_pick_table* table,
-                 uint32_t choice_count);
+                 uint32_t choice_count,
+                 std::unique_ptr<AffinityRouter> affinity = nullptr);
   ~AperturePicker() override;
 
   grpc_core::LoadBalancingPolicy::PickResult Pick(
       grpc_core::LoadBalancingPolicy::PickArgs args) override;
 
  private:
+  // The normal pick: weighted draws, least loaded wins (P2C).
+  size_t ChooseBalanced() const;
+  static size_t ChooseBalancedThunk(void* self) {
+    return static_cast<const AperturePicker*>(self)->ChooseBalanced();
+  }
+
   const std::vector<Slot> slots_;
   ap_pick_table* const table_;
   const uint32_t choice_count_;
+  const std::unique_ptr<AffinityRouter> affinity_;
 };
 
 }  // namespace aperture_lb

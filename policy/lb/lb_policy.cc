@@ -22,6 +22,7 @@
 #include "policy/core/ap_order.h"
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_ring.h"
+#include "policy/lb/affinity_picker.h"
 #include "policy/lb/lb_config.h"
 #include "policy/lb/lb_coordinate.h"
 #include "policy/lb/lb_picker.h"
@@ -123,6 +124,7 @@ class AperturePolicy : public LoadBalancingPolicy {
   uint32_t min_ready_ = 1;
   Coordinate coordinate_;
   std::string last_status_;
+  AffinityState affinity_;  // request affinity (affinity_picker.h)
 
   std::map<std::string, RefCountedPtr<Endpoint>> endpoints_;
   bool active_ = false;      // connections requested
@@ -290,6 +292,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   args_ = std::move(args.args);
   const ApertureSettings& settings = config_->settings();
   if (settings.eager_connect) active_ = true;
+  affinity_.Configure(settings.affinity);
 
   if (!args.addresses.ok()) {
     std::string msg = absl::StrCat("aperture: resolver error: ",
@@ -542,6 +545,7 @@ void AperturePolicy::UpdatePickerLocked() {
   if (members == nullptr) return;
   std::vector<AperturePicker::Slot> slots;
   std::vector<double> pick_weights;
+  std::vector<AffinityMember> affinity_members;
   size_t not_failed = 0, idle = 0, total = 0;
   const Endpoint* last_failed = nullptr;
   for (size_t k = 0; k < ap_aperture_count(members); ++k) {
@@ -550,6 +554,10 @@ void AperturePolicy::UpdatePickerLocked() {
     if (it == endpoints_.end()) continue;
     const Endpoint* e = it->second.get();
     ++total;
+    affinity_members.push_back(
+        {e->address(), ap_ring_weight(ring_, m->index),
+         e->state() == GRPC_CHANNEL_READY ? static_cast<int>(slots.size())
+                                          : -1});
     if (e->state() == GRPC_CHANNEL_READY) {
       slots.push_back({e->subchannel_ref(), e->counters(), m->pick_weight});
       pick_weights.push_back(m->pick_weight);
@@ -584,8 +592,9 @@ void AperturePolicy::UpdatePickerLocked() {
                    slots.size(), total);
     channel_control_helper()->UpdateState(
         GRPC_CHANNEL_READY, absl::OkStatus(),
-        std::make_unique<AperturePicker>(std::move(slots), table,
-                                         choice_count));
+        std::make_unique<AperturePicker>(
+            std::move(slots), table, choice_count,
+            affinity_.MakeRouter(affinity_members)));
     return;
   }
   if (not_failed > 0) {
@@ -615,6 +624,7 @@ void AperturePolicy::PublishStateLocked() {
   auto state = std::make_shared<PublishedState>();
   state->last_status = last_status_;
   state->coordinate_source = coordinate_.source;
+  state->sessions = affinity_.sessions();
   state->peer_index = coordinate_.peer_index;
   state->peer_count = coordinate_.known ? coordinate_.peer_count : 0;
   const ap_aperture* members = current();

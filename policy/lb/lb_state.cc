@@ -45,6 +45,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->subchannels_created = counters_.subchannels_created.load();
   out->subchannels_destroyed = counters_.subchannels_destroyed.load();
   out->widenings = counters_.widenings.load();
+  out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
   out->endpoint_count = s.endpoints.size();
   out->endpoints = nullptr;
   if (!s.endpoints.empty()) {

@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 
+#include "policy/lb/affinity_picker.h"
 #include "policy/lb/lb_picker.h"
 #include "policy/registry/ap_registry.h"
 
@@ -43,6 +44,7 @@ struct PublishedState {
   std::string fingerprint;
   std::string last_status;
   std::vector<PublishedEndpoint> endpoints;  // ring order
+  grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
 };
 
 // Counters that change without a new published state.
