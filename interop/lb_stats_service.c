@@ -209,8 +209,21 @@ lb_stats_service *lb_stats_service_start(const char *host, int port, client_stat
   }
   grpc_server_start(svc->server);
   if (pthread_create(&svc->thread, NULL, serve, svc) != 0) {
-    fprintf(stderr, "stats service: cannot start thread\n");
-    abort(); /* not recoverable: the server is started */
+    fprintf(stderr, "stats service: cannot start its thread\n");
+    grpc_completion_queue *done = grpc_completion_queue_create_for_pluck(NULL);
+    grpc_server_shutdown_and_notify(svc->server, done, NULL);
+    grpc_server_cancel_all_calls(svc->server);
+    grpc_completion_queue_pluck(done, NULL, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+    grpc_server_destroy(svc->server);
+    grpc_completion_queue_shutdown(svc->cq);
+    while (grpc_completion_queue_next(svc->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(svc->cq);
+    grpc_completion_queue_shutdown(done);
+    grpc_completion_queue_destroy(done);
+    free(svc);
+    return NULL;
   }
   if (bound_port) *bound_port = bound;
   return svc;
