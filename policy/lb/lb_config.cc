@@ -150,6 +150,16 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
     s.has_random_seed = true;
     s.random_seed = v;
   }
+  if (ReadUint(obj, "removalGraceMs", 0, AP_MEMBERSHIP_MAX_MS, &v, &present,
+               &errors) &&
+      present) {
+    s.removal_grace_ms = v;
+  }
+  if (ReadUint(obj, "updateCoalesceMs", 0, AP_MEMBERSHIP_MAX_MS, &v, &present,
+               &errors) &&
+      present) {
+    s.update_coalesce_ms = v;
+  }
   auto eager = obj.find("eagerConnect");
   if (eager != obj.end()) {
     if (eager->second.type() == Json::Type::JSON_TRUE) {

@@ -13,6 +13,7 @@
 
 #include "policy/core/ap_aperture.h"
 #include "policy/lb/affinity_config.h"
+#include "policy/core/ap_membership.h"
 #include "src/core/lib/json/json.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
 
@@ -37,6 +38,11 @@ struct ApertureSettings {
   bool has_random_seed = false;  // default: one random seed per process
   uint64_t random_seed = 0;
   AffinitySettings affinity;  // request affinity (affinity_config.h)
+  // Debounced membership (lb_membership.h): how long an address that left
+  // the resolver's list keeps its ring slot (draining, not pickable), and
+  // the window in which updates after a ring rebuild are coalesced.
+  uint64_t removal_grace_ms = 0;
+  uint64_t update_coalesce_ms = 0;
 };
 
 // Validates `json` (the value of the "aperture" key). Unknown fields are

@@ -25,8 +25,10 @@
 #include "policy/lb/affinity_picker.h"
 #include "policy/lb/lb_config.h"
 #include "policy/lb/lb_coordinate.h"
+#include "policy/lb/lb_membership.h"
 #include "policy/lb/lb_picker.h"
 #include "policy/lb/lb_state.h"
+#include "policy/lb/lb_timer.h"
 #include "policy/lb/lb_trace.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/sockaddr_utils.h"
@@ -97,6 +99,9 @@ class AperturePolicy : public LoadBalancingPolicy {
   void OnEndpointStateChangeLocked(Endpoint* endpoint,
                                    grpc_connectivity_state old_state,
                                    bool old_failed);
+  absl::Status ApplyMembershipLocked(const char* reason);
+  void ScheduleMembershipTimerLocked();
+  void OnMembershipTimerLocked();
   void RecomputeApertureLocked(const char* reason);
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
@@ -116,6 +121,7 @@ class AperturePolicy : public LoadBalancingPolicy {
   std::vector<std::string> addresses_;
   std::vector<ServerAddress> server_addresses_;
   std::vector<double> weights_;
+  std::vector<uint8_t> draining_;  // 1: in its removal grace, not pickable
   uint64_t fingerprint_ = 0;
   uint64_t ring_key_ = 0;  // detects rebuilds
   ap_ring* ring_ = nullptr;
@@ -127,6 +133,10 @@ class AperturePolicy : public LoadBalancingPolicy {
   AffinityState affinity_;  // request affinity (affinity_picker.h)
 
   std::map<std::string, RefCountedPtr<Endpoint>> endpoints_;
+  // Debounced membership: the resolver's lists go through it; the timer
+  // fires at its next deadline (grace expiry, end of a coalescing window).
+  Membership membership_;
+  grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
   bool active_ = false;      // connections requested
   bool ever_ready_ = false;  // a READY picker was published
   bool syncing_ = false;
@@ -241,6 +251,7 @@ AperturePolicy::~AperturePolicy() {
 void AperturePolicy::ShutdownLocked() {
   APERTURE_TRACE("[aperture %p] shutting down", this);
   shutdown_ = true;
+  membership_timer_.reset();
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
@@ -256,6 +267,7 @@ void AperturePolicy::ClearRingLocked() {
   addresses_.clear();
   server_addresses_.clear();
   weights_.clear();
+  draining_.clear();
 }
 
 void AperturePolicy::DropAllEndpointsLocked() {
@@ -273,6 +285,8 @@ absl::Status AperturePolicy::EnterTransientFailureLocked(absl::Status status,
   if (drop_endpoints) {
     DropAllEndpointsLocked();
     ClearRingLocked();
+    membership_.Reset();
+    membership_timer_.reset();
   }
   last_status_ = std::string(status.message());
   ever_ready_ = false;
@@ -330,6 +344,84 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
     return EnterTransientFailureLocked(absl::UnavailableError(msg), true);
   }
 
+  // Through the debounced membership: a removal may wait for its grace, an
+  // update may be held for the coalescing window.
+  absl::Status configured = membership_.Configure(
+      settings.removal_grace_ms, settings.update_coalesce_ms);
+  if (!configured.ok()) {
+    return EnterTransientFailureLocked(
+        absl::UnavailableError(configured.message()), true);
+  }
+  std::vector<double> offered_weights(names.size(), 1.0);
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto w = settings.weights.find(names[i]);
+    if (w != settings.weights.end()) offered_weights[i] = w->second;
+  }
+  auto changes =
+      membership_.Offer(names, found, offered_weights, MonotonicNowMs());
+  if (!changes.ok()) {
+    return EnterTransientFailureLocked(
+        absl::UnavailableError(changes.status().message()), true);
+  }
+  if (*changes & AP_MEMBERSHIP_HELD) {
+    APERTURE_TRACE("[aperture %p] address update held until %" PRIu64
+                   " ms (updateCoalesceMs)",
+                   this, membership_.NextDeadline());
+  }
+  absl::Status applied = ApplyMembershipLocked("resolver update");
+  ScheduleMembershipTimerLocked();
+  return applied;
+}
+
+void AperturePolicy::ScheduleMembershipTimerLocked() {
+  const uint64_t deadline = membership_.NextDeadline();
+  if (shutdown_ || deadline == AP_MEMBERSHIP_NO_DEADLINE) {
+    membership_timer_.reset();
+    return;
+  }
+  if (membership_timer_ != nullptr &&
+      membership_timer_->deadline_ms() == deadline) {
+    return;
+  }
+  membership_timer_ = grpc_core::MakeOrphanable<SerializedTimer>(
+      work_serializer(), deadline,
+      [self = Ref(DEBUG_LOCATION, "MembershipTimer")]() {
+        static_cast<AperturePolicy*>(self.get())->OnMembershipTimerLocked();
+      });
+}
+
+void AperturePolicy::OnMembershipTimerLocked() {
+  membership_timer_.reset();
+  if (shutdown_) return;
+  auto changes = membership_.Tick(MonotonicNowMs());
+  if (!changes.ok()) {
+    gpr_log(GPR_ERROR, "[aperture %p] %s", this,
+            std::string(changes.status().message()).c_str());
+  } else if (*changes != 0 && config_ != nullptr && ring_ != nullptr) {
+    ApplyMembershipLocked("membership deadline").IgnoreError();
+  }
+  ScheduleMembershipTimerLocked();
+}
+
+// Builds the ring and the aperture from the effective membership (draining
+// members keep their slot) and the current config.
+absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
+  const ApertureSettings& settings = config_->settings();
+  std::vector<EffectiveMember> effective = membership_.Members();
+  if (effective.empty()) {
+    return EnterTransientFailureLocked(
+        absl::UnavailableError("aperture: no endpoint left in the membership"),
+        true);
+  }
+  std::vector<std::string> names;
+  std::vector<ServerAddress> found;
+  names.reserve(effective.size());
+  found.reserve(effective.size());
+  for (const EffectiveMember& member : effective) {
+    names.push_back(member.address);
+    found.push_back(member.server_address);
+  }
+
   // The ring order depends on the addresses only, not on the resolver's order.
   const size_t n = names.size();
   std::vector<const char*> pointers(n);
@@ -346,11 +438,14 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   std::vector<ServerAddress> ordered_addresses;
   ordered_addresses.reserve(n);
   std::vector<double> weights(n, 1.0);
+  std::vector<uint8_t> draining(n, 0);
+  size_t draining_count = 0;
   for (size_t k = 0; k < n; ++k) {
     ordered[k] = names[order[k]];
     ordered_addresses.push_back(found[order[k]]);
-    auto w = settings.weights.find(ordered[k]);
-    if (w != settings.weights.end()) weights[k] = w->second;
+    weights[k] = effective[order[k]].weight;
+    draining[k] = effective[order[k]].draining ? 1 : 0;
+    draining_count += draining[k];
   }
   uint64_t fingerprint = ap_order_fingerprint(pointers.data(), order.data(), n);
 
@@ -402,6 +497,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   addresses_ = std::move(ordered);
   server_addresses_ = std::move(ordered_addresses);
   weights_ = std::move(weights);
+  draining_ = std::move(draining);
   fingerprint_ = fingerprint;
   coordinate_ = coordinate;
   uint32_t logical = ap_aperture_logical(base_);
@@ -419,6 +515,12 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   } else if (!coordinate_.note.empty()) {
     last_status_ = coordinate_.note;
   }
+  if (draining_count > 0) {
+    absl::StrAppend(&last_status_, last_status_.empty() ? "" : " ",
+                    draining_count,
+                    " endpoint(s) draining: gone from the resolver, kept "
+                    "unpickable for removalGraceMs");
+  }
   APERTURE_TRACE(
       "[aperture %p] update: %zu endpoints, mode %s, coordinate %s %u/%u, "
       "offset %.6f width %.6f, logical aperture %u, %zu members, minReady %u%s%s",
@@ -427,7 +529,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
       ap_aperture_offset(base_), ap_aperture_width(base_), logical,
       ap_aperture_count(base_), min_ready_,
       last_status_.empty() ? "" : "; ", last_status_.c_str());
-  RecomputeApertureLocked("resolver update");
+  RecomputeApertureLocked(reason);
   if (active_) {
     // eagerConnect may have just been turned on for existing members.
     for (auto& kv : endpoints_) {
@@ -448,6 +550,7 @@ void AperturePolicy::RecomputeApertureLocked(const char* reason) {
   for (size_t i = 0; i < n; ++i) {
     auto it = endpoints_.find(addresses_[i]);
     if (it != endpoints_.end() && it->second->failed()) usable[i] = 0;
+    if (draining_[i]) usable[i] = 0;  // the widening covers it
   }
   size_t previous_widened =
       widened_ != nullptr ? ap_aperture_widened_count(widened_) : 0;
@@ -550,6 +653,7 @@ void AperturePolicy::UpdatePickerLocked() {
   const Endpoint* last_failed = nullptr;
   for (size_t k = 0; k < ap_aperture_count(members); ++k) {
     const ap_member* m = ap_aperture_member(members, k);
+    if (draining_[m->index]) continue;  // keeps its subchannel, never picked
     auto it = endpoints_.find(addresses_[m->index]);
     if (it == endpoints_.end()) continue;
     const Endpoint* e = it->second.get();
