@@ -21,7 +21,10 @@ namespace aperture_lb {
 
 // Per-endpoint call counters, shared by the policy, its pickers, the call
 // trackers (which may outlive both) and the status snapshots.
-class EndpointCounters : public grpc_core::RefCounted<EndpointCounters> {
+// Cache-line aligned: threads picking different endpoints do not share a
+// line.
+class alignas(64) EndpointCounters
+    : public grpc_core::RefCounted<EndpointCounters> {
  public:
   std::atomic<int64_t> outstanding{0};
   std::atomic<uint64_t> picks{0};

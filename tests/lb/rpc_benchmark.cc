@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
     }
   }
   for (int r = 0; r < rounds; ++r) {
-    for (auto& p : policies) {
+    // Rotate the order every round so no policy always runs first.
+    for (size_t k = 0; k < policies.size(); ++k) {
+      Policy& p = policies[(k + r) % policies.size()];
       auto start = std::chrono::steady_clock::now();
       int failures = p.channel->RunLoad(calls, concurrency);
       double seconds = std::chrono::duration<double>(
