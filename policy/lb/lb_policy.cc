@@ -627,7 +627,11 @@ void AperturePolicy::OnEndpointStateChangeLocked(
   grpc_connectivity_state state = endpoint->state();
   APERTURE_TRACE("[aperture %p] %s: %s -> %s", this, endpoint->address().c_str(),
                  grpc_core::ConnectivityStateName(old_state), grpc_core::ConnectivityStateName(state));
-  if (state == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+  // A failure, or a READY connection closing (GOAWAY, server restart or
+  // drain), may mean the membership changed: ask the resolver again, as
+  // gRPC's round_robin does.
+  if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
+      (state == GRPC_CHANNEL_IDLE && old_state == GRPC_CHANNEL_READY)) {
     channel_control_helper()->RequestReresolution();
   }
   if (state == GRPC_CHANNEL_IDLE && active_) {

@@ -202,6 +202,20 @@ TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
   ASSERT_NE(nullptr, ap);
   EXPECT_EQ(0, json_get_number(ap, "failed", -1));
   EXPECT_GT(json_get_number(ap, "ok", 0), 0);
+  // Connections closing (the servers recycle them) make every client ask
+  // the resolver again, so the added server joins the ring; continuous
+  // aperture covers every ring point, so some client sends it calls.
+  const json_value *servers = json_get(ap, "servers");
+  ASSERT_NE(nullptr, servers);
+  int added = 0;
+  for (size_t i = 0; i < json_size(servers); ++i) {
+    const json_value *s = json_at(servers, i);
+    if (json_get_number(s, "added", 0) == 1) {
+      ++added;
+      EXPECT_GT(json_get_number(s, "calls", 0), 0) << "the added server got no traffic";
+    }
+  }
+  EXPECT_EQ(1, added);
 }
 
 }  // namespace
