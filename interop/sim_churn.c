@@ -5,7 +5,7 @@
  * server that left (or of the one that joined): nothing else needs to move.
  *
  * Point: one fleet, averaged (and maxed) over every position of the
- * leaving/joining server. Grid (issue 7): the worst case of the
+ * leaving/joining server. Grid: the worst case of the
  * position-averaged churn over servers x clients; positions sampled at
  * k*n/P for k < P (see next_clients() for the client counts).
  */

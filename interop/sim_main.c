@@ -51,7 +51,7 @@ void sim_usage(void) {
       "  placement [--servers 100] [--clients 100] [--min-aperture 12] "
       "[--json]\n"
       "      experiment: servers at Van der Corput positions of a stable\n"
-      "      index vs the modes (issue 7 stretch).\n"
+      "      index vs the modes.\n"
       "  help\n"
       "      this text.\n"
       "\n"

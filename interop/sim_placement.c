@@ -1,5 +1,5 @@
 /*
- * sim placement: issue 7's stretch experiment. Servers carry a stable index
+ * sim placement: the stable placement experiment. Servers carry a stable index
  * s (an address attribute or a configured list) and sit at the Van der
  * Corput position vdc(s) instead of at their rank in the sorted address
  * list; a server's arc runs from its position to the next server's. Does
@@ -374,7 +374,7 @@ int sim_verb_placement(int argc, char **argv) {
     printf("]}\n");
     return SIM_EXIT_OK;
   }
-  printf("Stable placement experiment (issue 7 stretch). %u clients, %u "
+  printf("Stable placement experiment. %u clients, %u "
          "servers, min aperture %u.\nchanged = sessions closed + opened as %% "
          "of sessions before (remove: mean over %d\nstable indices >= 1; add: "
          "the next index); load = expected request share, max/mean.\n\n",

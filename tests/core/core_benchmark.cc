@@ -1,6 +1,6 @@
 // Benchmarks of the core's hot and warm paths:
 //   bazel run -c opt //tests/core:core_benchmark
-// Targets (issue 2): one pick2 + P2C decision under 50 ns; a 10,000-endpoint
+// Targets: one pick2 + P2C decision under 50 ns; a 10,000-endpoint
 // rebuild under 2 ms.
 #include <benchmark/benchmark.h>
 

@@ -182,8 +182,8 @@ TEST(Sim, BalanceContinuousAndSmoothEvenRandomUneven) {
     const auto& modes = v[scenario]["modes"];
     ASSERT_EQ(modes.size(), 6u);
     // Continuous covers every ring point equally for each service, so the
-    // expected load is even (issue 2); smooth normalises by coverage
-    // (issue 7). Both to 1e-9.
+    // expected load is even; smooth normalises by coverage
+    // too. Both to 1e-9.
     for (const char* even : {"continuous", "smooth", "mesh"}) {
       EXPECT_NEAR(Mode(modes, even)["load"]["max_mean"].num(), 1.0, 1e-9)
           << scenario << " " << even;
@@ -266,7 +266,7 @@ TEST(Sim, PlacementExperimentReportsEveryVariant) {
     EXPECT_GE(vars[i]["load_max_mean"].num(), 1.0 - 1e-9);
     EXPECT_LE(vars[i]["load_min_mean"].num(), 1.0 + 1e-9);
   }
-  // Index placement with smooth weights is exactly even (issue 7).
+  // Index placement with smooth weights is exactly even.
   EXPECT_NEAR(vars[1]["load_max_mean"].num(), 1.0, 1e-9);
   EXPECT_EQ(vars[0]["name"].str, "index + continuous");
 }
