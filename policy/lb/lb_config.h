@@ -25,7 +25,9 @@ constexpr uint32_t kMaxChoiceCount = 10;
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {
-  ap_mode mode = AP_MODE_CONTINUOUS;
+  // smooth: even load like continuous, with far less churn when the number
+  // of endpoints changes (README, "smooth vs continuous").
+  ap_mode mode = AP_MODE_SMOOTH;
   uint32_t min_aperture = AP_DEFAULT_MIN_APERTURE;
   bool has_coordinate = false;  // peerIndex and peerCount come together
   uint32_t peer_index = 0;

@@ -154,7 +154,7 @@ TEST(ApertureCoordinate, PrecedenceThroughLiveChannels) {
   EXPECT_EQ(source_of("coord-config", "{\"peerIndex\":0,\"peerCount\":2}", &s),
             "config");
   EXPECT_EQ(s.peer_count, 2u);
-  EXPECT_EQ(s.mode, "continuous");
+  EXPECT_EQ(s.mode, "smooth");  // the policy's default mode
   aperture_clear_coordinate();
 
   // A malformed environment coordinate is skipped with a note.

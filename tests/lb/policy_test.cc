@@ -67,7 +67,7 @@ TEST(AperturePolicy, CallsReachOnlyMembersInProportionToPickWeights) {
   auto backends = StartBackends(20);
   auto addresses = Addresses(backends);
   TestChannel channel("subset-weights", Config(
-      "{\"peerIndex\":1,\"peerCount\":3,\"minAperture\":5,"
+      "{\"mode\":\"continuous\",\"peerIndex\":1,\"peerCount\":3,\"minAperture\":5,"
       "\"eagerConnect\":true}"));
   channel.SetAddresses(addresses);
   auto expected = ExpectedMembers(addresses, Params(AP_MODE_CONTINUOUS, 1, 3, 5));
@@ -166,7 +166,7 @@ TEST(AperturePolicy, UpdatesMoveOnlyTheDelta) {
   auto all = Addresses(backends);
   const ap_subset_params params = Params(AP_MODE_CONTINUOUS, 0, 2, 4);
   TestChannel channel("updates", Config(
-      "{\"peerIndex\":0,\"peerCount\":2,\"minAperture\":4,"
+      "{\"mode\":\"continuous\",\"peerIndex\":0,\"peerCount\":2,\"minAperture\":4,"
       "\"eagerConnect\":true}"));
   std::vector<std::string> current(all.begin(), all.begin() + 10);
   channel.SetAddresses(current);
@@ -257,7 +257,7 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   auto members = MemberSet(ExpectedMembers(addresses, params));
   // minReady = every member: losing one widens by one.
   TestChannel channel("widen", Config(
-      "{\"peerIndex\":0,\"peerCount\":5,\"minAperture\":3,"
+      "{\"mode\":\"continuous\",\"peerIndex\":0,\"peerCount\":5,\"minAperture\":3,"
       "\"eagerConnect\":true,\"minReady\":" +
       std::to_string(members.size()) + "}"));
   channel.SetAddresses(addresses);
