@@ -122,19 +122,26 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   }
 }
 
-void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
-                                     ap_status_reply *reply) {
-  if (reply == NULL) return;
+/* Clears `reply` and checks the raw request's size and presence; on a bad
+ * request fills the error status and returns 0. */
+static int start_reply(const uint8_t *req, size_t len, ap_status_reply *reply) {
+  if (reply == NULL) return 0;
   memset(reply, 0, sizeof *reply);
   if (len > AP_STATUS_MAX_REQUEST_BYTES) {
     reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "request of %zu bytes exceeds the %d-byte limit",
               len, AP_STATUS_MAX_REQUEST_BYTES);
-    return;
+    return 0;
   }
   if (req == NULL && len > 0) {
     reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "request bytes missing");
-    return;
+    return 0;
   }
+  return 1;
+}
+
+void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
+                                     ap_status_reply *reply) {
+  if (!start_reply(req, len, reply)) return;
   Aperture__V1__GetRingStateRequest *request =
       aperture__v1__get_ring_state_request__unpack(NULL, len, req);
   if (request == NULL) {
@@ -195,17 +202,7 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
 
 void ap_status_handle_health_check(const uint8_t *req, size_t len,
                                    ap_status_reply *reply) {
-  if (reply == NULL) return;
-  memset(reply, 0, sizeof *reply);
-  if (len > AP_STATUS_MAX_REQUEST_BYTES) {
-    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "request of %zu bytes exceeds the %d-byte limit",
-              len, AP_STATUS_MAX_REQUEST_BYTES);
-    return;
-  }
-  if (req == NULL && len > 0) {
-    reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "request bytes missing");
-    return;
-  }
+  if (!start_reply(req, len, reply)) return;
   Grpc__Health__V1__HealthCheckRequest *request =
       grpc__health__v1__health_check_request__unpack(NULL, len, req);
   if (request == NULL) {
