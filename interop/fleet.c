@@ -96,8 +96,8 @@ static const scenario_cfg kScenarios[] = {
     {"churn", 5, 1, {3}, 100, 4, 4, -1, 0, -1, 0, 0, 1, 1.5, 500, "continuous,round_robin", 2},
     {"restart", 6, 1, {5}, 100, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500, "continuous,smooth", 2,
      BOUNCE_RESTART, 1.0, 5000},
-    {"remove", 6, 1, {5}, 100, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500,
-     "continuous,smooth,discrete,random,vdc,round_robin", 2, BOUNCE_REMOVE, 0, 0},
+    {"remove", 13, 1, {7}, 60, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500,
+     "continuous,smooth,discrete,random,vdc,round_robin", 3, BOUNCE_REMOVE, 0, 0},
     /* benchmark: unpaced (rate 0 = as fast as the concurrency allows) */
     {"throughput", 6, 1, {2}, 0, 3, 32, -1, 0, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 3},
 };
