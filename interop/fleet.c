@@ -3,9 +3,9 @@
  * mode, collects the servers' stats files and the clients' summaries, and
  * prints a report (table, or JSON with --json) plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|throughput|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
- *         [--duration-s S] [--concurrency K] [--min-aperture A] [--json]
+ *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--svg PATH] [--out-dir DIR]
  *
  * With no arguments: the balance scenario (10 servers, 4 clients, 3 s per
@@ -49,6 +49,7 @@ static const mode_def kModes[] = {
     {"discrete", NULL, 1},
     {"random", NULL, 1},
     {"vdc", NULL, 1},
+    {"smooth", NULL, 1},
     {"mesh", NULL, 1},
     {"round_robin", "{\"loadBalancingConfig\":[{\"round_robin\":{}}]}", 0},
     {"pick_first", "{\"loadBalancingConfig\":[{\"pick_first\":{}}]}", 0},
@@ -72,7 +73,17 @@ typedef struct scenario_cfg {
   long max_backoff_ms;
   const char *default_modes; /* comma separated; filtered by availability */
   long min_aperture;         /* aperture's minAperture (12 = the library default) */
+  /* bounce: at churn_at_s server s1 leaves the DNS answer and is stopped
+   * (SIGTERM: GOAWAY, so every client re-resolves); BOUNCE_RESTART brings
+   * it back at the same address bounce_back_s later, BOUNCE_REMOVE never.
+   * No connection recycling, so connections opened/closed on the servers
+   * that stayed are the sessions the change moved. */
+  int bounce;
+  double bounce_back_s;
+  long grace_ms;             /* aperture's removalGraceMs (0: not set) */
 } scenario_cfg;
+
+enum { BOUNCE_NONE = 0, BOUNCE_RESTART = 1, BOUNCE_REMOVE = 2 };
 
 static const scenario_cfg kScenarios[] = {
     {"balance", 10, 1, {4}, 100, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
@@ -83,6 +94,10 @@ static const scenario_cfg kScenarios[] = {
     {"slow-backend", 6, 1, {3}, 150, 3, 16, 0, 40, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 12},
     {"kill", 5, 1, {3}, 100, 5, 4, -1, 0, 1, 1.0, 2.5, 0, 0, 500, "continuous,round_robin", 2},
     {"churn", 5, 1, {3}, 100, 4, 4, -1, 0, -1, 0, 0, 1, 1.5, 500, "continuous,round_robin", 2},
+    {"restart", 6, 1, {5}, 100, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500, "continuous,smooth", 2,
+     BOUNCE_RESTART, 1.0, 5000},
+    {"remove", 13, 1, {7}, 60, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500,
+     "continuous,smooth,discrete,random,vdc,round_robin", 3, BOUNCE_REMOVE, 0, 0},
     /* benchmark: unpaced (rate 0 = as fast as the concurrency allows) */
     {"throughput", 6, 1, {2}, 0, 3, 32, -1, 0, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 3},
 };
@@ -98,6 +113,7 @@ typedef struct runner {
   const char *modes; /* NULL: scenario defaults */
   long servers, clients, concurrency, min_aperture; /* 0: scenario default */
   double rate, duration_s;           /* 0: scenario default */
+  long grace_ms;                     /* -1: scenario default */
 } runner;
 
 static void on_signal(int sig) {
@@ -200,6 +216,15 @@ static long stats_calls(const char *path) {
   return calls;
 }
 
+/* A server's cumulative connections opened and its open connections now
+ * (channelz, from its stats file; at most 50 ms old). */
+static void server_counts(const server_slot *slot, long *opened, long *current) {
+  json_value *v = json_parse_file(slot->stats, NULL, 0);
+  *opened = v ? (long)json_get_number(v, "connections_opened", 0) : 0;
+  *current = v ? (long)json_get_number(v, "connections_current", 0) : 0;
+  json_free(v);
+}
+
 static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mode, fleet_run *r) {
   memset(r, 0, sizeof(*r));
   snprintf(r->scenario, sizeof(r->scenario), "%s", sc->name);
@@ -228,7 +253,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   dns_stub *dns = NULL;
   int shared_port = 0;
   for (int i = 0; i < total_servers; i++) {
-    if (sc->churn) snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.%d", 10 + i);
+    if (sc->churn || sc->bounce) snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.%d", 10 + i);
     else snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.1");
   }
   for (int i = 0; i < n_servers && ok; i++) {
@@ -236,11 +261,11 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       snprintf(r->error, sizeof(r->error), "server s%d did not start (see %.100s)", i, dir);
       ok = 0;
     }
-    if (sc->churn) shared_port = servers[i].port;
+    if (sc->churn || sc->bounce) shared_port = servers[i].port;
   }
   if (sc->churn) servers[n_servers].port = shared_port; /* the spare starts later */
   char target[FLEET_MAX_SERVERS * 24 + 64] = "ipv4:";
-  if (ok && sc->churn) {
+  if (ok && (sc->churn || sc->bounce)) {
     int dns_port = 0;
     dns = dns_stub_start("fleet.test", &dns_port);
     const char *members[FLEET_MAX_SERVERS];
@@ -262,10 +287,13 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   if (mode->config) {
     snprintf(config, sizeof(config), "%s", mode->config);
   } else {
+    char grace[48] = "";
+    if (sc->grace_ms > 0) snprintf(grace, sizeof(grace), ",\"removalGraceMs\":%ld", sc->grace_ms);
     snprintf(config, sizeof(config),
-             "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld}}]}",
-             mode->name, sc->min_aperture);
+             "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld%s}}]}",
+             mode->name, sc->min_aperture, grace);
   }
+  r->grace_ms = mode->aperture ? sc->grace_ms : 0;
   r->min_aperture = mode->aperture ? sc->min_aperture : 0;
   char rate_s[32], dur_s[32], conc_s[32], backoff_s[32];
   snprintf(rate_s, sizeof(rate_s), "%g", sc->rate);
@@ -310,7 +338,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
         argv[n++] = "--max-backoff-ms";
         argv[n++] = backoff_s;
       }
-      if (sc->churn) {
+      if (sc->churn || sc->bounce) {
         argv[n++] = "--dns-min-interval-ms";
         argv[n++] = "100";
       }
@@ -329,6 +357,9 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   double t0 = now_s();
   int killed = 0, restarted = 0, churned = 0, disturbed = -1;
   double restart_time = 0, drain_started = 0;
+  int dns_back = 0;
+  int bounced = 0; /* 1: s1 out, 2: back (or measured, for a removal), 3: measured */
+  long opened0[FLEET_MAX_SERVERS + 1], current0[FLEET_MAX_SERVERS + 1];
   int done[MAX_CLIENTS] = {0};
   int n_done = 0;
   while (ok && n_done < n_clients) {
@@ -381,6 +412,64 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       disturbed = 0;
       drain_started = now_s();
     }
+    if (sc->bounce && bounced == 0 && t >= sc->churn_at_s) {
+      /* snapshot the servers, then s1 leaves the answer and stops */
+      r->sessions_before = 0;
+      for (int i = 0; i < n_servers; i++) {
+        server_counts(&servers[i], &opened0[i], &current0[i]);
+        r->sessions_before += current0[i];
+      }
+      const char *members[FLEET_MAX_SERVERS];
+      int m = 0;
+      for (int i = 0; i < n_servers; i++) {
+        if (i != 1) members[m++] = servers[i].host;
+      }
+      dns_stub_set(dns, members, (size_t)m);
+      server_slot *k = &servers[1];
+      proc_stop(k->p, 5000);
+      k->p = NULL;
+      fleet_server_result before;
+      read_server_stats(k, &before);
+      k->calls_before = before.calls;
+      k->conns_peak_before = before.connections_peak;
+      k->conns_opened_before = before.connections_opened;
+      bounced = 1;
+      disturbed = 1;
+      restart_time = now_s();
+    }
+    if (bounced == 1 && sc->bounce == BOUNCE_RESTART && !dns_back &&
+        now_s() - restart_time >= sc->bounce_back_s / 2) {
+      /* the address returns to the answer half-way, the process at the end:
+       * the clients' failing reconnects to s1 ask the resolver again and
+       * learn that it is back (gRPC's DNS resolver does not poll) */
+      const char *members[FLEET_MAX_SERVERS];
+      for (int i = 0; i < n_servers; i++) members[i] = servers[i].host;
+      dns_stub_set(dns, members, (size_t)n_servers);
+      dns_back = 1;
+    }
+    if (bounced == 1 && sc->bounce == BOUNCE_RESTART && now_s() - restart_time >= sc->bounce_back_s) {
+      if (start_server(rn, sc, dir, 1, shared_port, ".restarted", &servers[1]) != 0) {
+        snprintf(r->error, sizeof(r->error), "server s1 did not restart on port %d", shared_port);
+        ok = 0;
+        break;
+      }
+      bounced = 2;
+    }
+    if (bounced == 1 && sc->bounce == BOUNCE_REMOVE) bounced = 2;
+    if (bounced == 2 && now_s() - restart_time >= sc->bounce_back_s + 1.5) {
+      /* settled: what moved on the servers that stayed */
+      r->sessions_changed = 0;
+      for (int i = 0; i < n_servers; i++) {
+        if (i == 1) continue;
+        long opened, current;
+        server_counts(&servers[i], &opened, &current);
+        long new_conns = opened - opened0[i];
+        long closed = current0[i] + new_conns - current;
+        r->sessions_changed += new_conns + (closed > 0 ? closed : 0);
+      }
+      r->bounce_measured = 1;
+      bounced = 3;
+    }
     if (churned == 1) {
       /* stop s0 once drained (no connection left), or after 5 s anyway */
       json_value *v = json_parse_file(servers[0].stats, NULL, 0);
@@ -403,6 +492,9 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   }
 
   /* Stop everything of this run, then read the final figures. */
+  if (ok && sc->bounce == BOUNCE_RESTART && bounced >= 2) {
+    r->restarted_calls = stats_calls(servers[1].stats);
+  }
   for (int c = 0; c < n_clients; c++) proc_stop(clients[c], 5000);
   for (int i = 0; i < total_servers; i++) {
     if (servers[i].p) proc_stop(servers[i].p, 10000);
@@ -423,7 +515,8 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     read_server_stats(&servers[i], sv);
     sv->slow = i == sc->slow_server;
     sv->killed = i == sc->kill_server;
-    sv->removed = sc->churn && i == 0;
+    sv->removed = (sc->churn && i == 0) || (sc->bounce == BOUNCE_REMOVE && i == 1);
+    sv->killed = sv->killed || (sc->bounce == BOUNCE_RESTART && i == 1);
     sv->added = sc->churn && i == n_servers;
     r->connections_total += sv->connections_peak;
     r->connections_opened += sv->connections_opened;
@@ -531,6 +624,7 @@ static int run_scenario(const runner *rn, const scenario_cfg *base, fleet_run *r
     sc.churn_at_s *= scale;
   }
   if (rn->concurrency > 0) sc.concurrency = rn->concurrency;
+  if (rn->grace_ms >= 0) sc.grace_ms = rn->grace_ms;
   if (rn->min_aperture > 0) sc.min_aperture = rn->min_aperture;
   if (sc.slow_server >= sc.servers) sc.slow_server = sc.servers - 1;
   if (sc.kill_server >= sc.servers) sc.kill_server = sc.servers - 1;
@@ -561,11 +655,11 @@ static int run_scenario(const runner *rn, const scenario_cfg *base, fleet_run *r
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|throughput|all]\n"
+          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
-          "             [--duration-s S] [--concurrency K] [--min-aperture A] [--json]\n"
+          "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--svg PATH] [--out-dir DIR]\n"
-          "modes: continuous discrete random vdc mesh (aperture) round_robin pick_first\n");
+          "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
 }
 
 /* Asks the client binary which policies it can use. */
@@ -581,6 +675,7 @@ static int client_has_aperture(const char *client_bin) {
 
 int main(int argc, char **argv) {
   static runner rn;
+  rn.grace_ms = -1;
   const char *scenario = "balance";
   const char *out_dir = NULL;
   for (int i = 1; i < argc; i++) {
@@ -604,6 +699,8 @@ int main(int argc, char **argv) {
       if (r < 0 || flag_long("clients", v, 1, MAX_CLIENTS / FLEET_MAX_SERVICES, &rn.clients) != 0) return 2;
     } else if ((r = flag_match(argc, argv, &i, "min-aperture", &v)) != 0) {
       if (r < 0 || flag_long("min-aperture", v, 1, 1000000, &rn.min_aperture) != 0) return 2;
+    } else if ((r = flag_match(argc, argv, &i, "grace-ms", &v)) != 0) {
+      if (r < 0 || flag_long("grace-ms", v, 0, 86400000, &rn.grace_ms) != 0) return 2;
     } else if ((r = flag_match(argc, argv, &i, "concurrency", &v)) != 0) {
       if (r < 0 || flag_long("concurrency", v, 1, 1000, &rn.concurrency) != 0) return 2;
     } else if ((r = flag_match(argc, argv, &i, "rate", &v)) != 0) {

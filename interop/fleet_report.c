@@ -70,6 +70,16 @@ void fleet_report_table(FILE *f, const fleet_run *runs, int n) {
       fprintf(f, ", added server got %ld calls, dns queries %ld, s0 drained in %.2f s", added->calls,
               r->dns_queries, r->drain_s);
     }
+    if (r->bounce_measured) {
+      fprintf(f, " failed on s1 %ld, elsewhere %ld, sessions changed %ld of %ld (%.1f%%)",
+              r->failed_on_disturbed, r->failed - r->failed_on_disturbed, r->sessions_changed,
+              r->sessions_before,
+              r->sessions_before > 0 ? 100.0 * r->sessions_changed / r->sessions_before : 0.0);
+      if (strcmp(r->scenario, "restart") == 0) {
+        fprintf(f, ", restarted s1 got %ld calls", r->restarted_calls);
+      }
+      if (r->grace_ms > 0) fprintf(f, ", removalGraceMs %ld", r->grace_ms);
+    }
     if (strcmp(r->scenario, "kill") == 0) {
       if (r->recover_s >= 0) fprintf(f, ", traffic back %.2f s after restart", r->recover_s);
       else fprintf(f, ", traffic never returned");
@@ -125,6 +135,10 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n) {
             "\"min_aperture\":%ld,\"drain_s\":%.3f",
             r->slow_share, r->fair_share, r->recover_s, r->dns_queries, r->min_aperture,
             r->drain_s);
+    fprintf(f, ",\"grace_ms\":%ld,\"sessions_changed\":%ld,\"sessions_before\":%ld,"
+            "\"bounce_measured\":%d,\"restarted_calls\":%ld",
+            r->grace_ms, r->sessions_changed, r->sessions_before, r->bounce_measured,
+            r->restarted_calls);
     fprintf(f, ",\"servers\":[");
     for (int s = 0; s < r->n_servers; s++) {
       const fleet_server_result *sv = &r->servers[s];

@@ -64,6 +64,14 @@ typedef struct fleet_run {
   long dns_queries;         /* churn: A queries the clients' resolvers made */
   double drain_s;           /* churn: seconds from the DNS change until s0 had no connection */
   long min_aperture;        /* aperture modes: the configured minAperture; else 0 */
+  long grace_ms;            /* aperture modes: removalGraceMs set; else 0 */
+  /* restart/remove: sessions changed = connections opened + closed on the
+   * servers that stayed, from just before s1 left until 1.5 s after it came
+   * back (or left, for a removal); sessions_before = connections open on
+   * all servers just before. */
+  long sessions_changed, sessions_before;
+  int bounce_measured;      /* 1: the figures above were taken */
+  long restarted_calls;     /* restart: calls the restarted s1 answered */
   int complete;             /* 0: the run failed (see error) */
   char error[160];
 } fleet_run;

@@ -219,3 +219,27 @@ TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 7: s1 leaves the DNS answer, stops (GOAWAY, so every client holding
+// it asks the resolver again) and comes back at the same address 1 s later,
+// inside removalGraceMs 5000. The draining slot keeps the ring as it was:
+// the servers that stayed see no connection opened or closed, no call fails
+// on them, and the clients use the restarted s1 again without a rebuild.
+TEST(ApertureFleetRestartTest, RestartWithinTheGraceChangesNoSession) {
+  std::string dir = TempDir("aperture_restart");
+  Json report =
+      RunFleet({"--scenario", "restart", "--modes", "smooth", "--grace-ms", "5000"}, dir);
+  ASSERT_TRUE(report);
+  const json_value *run = FindRun(report.get(), "smooth");
+  ASSERT_NE(nullptr, run);
+  ASSERT_EQ(1, json_get_number(run, "bounce_measured", 0));
+  EXPECT_GT(json_get_number(run, "sessions_before", 0), 0);
+  EXPECT_EQ(0, json_get_number(run, "sessions_changed", -1));
+  // calls racing s1's own shutdown may fail on s1; nowhere else
+  EXPECT_EQ(0, json_get_number(run, "failed", -1) - json_get_number(run, "failed_on_disturbed", -1));
+  EXPECT_GT(json_get_number(run, "restarted_calls", 0), 0) << "clients never went back to s1";
+}
+
+}  // namespace
