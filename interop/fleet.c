@@ -87,9 +87,9 @@ enum { BOUNCE_NONE = 0, BOUNCE_RESTART = 1, BOUNCE_REMOVE = 2 };
 
 static const scenario_cfg kScenarios[] = {
     {"balance", 10, 1, {4}, 100, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
-     "continuous,discrete,random,vdc,mesh,round_robin,pick_first", 2},
+     "smooth,continuous,discrete,random,vdc,mesh,round_robin,pick_first", 2},
     {"multi-service", 10, 3, {2, 3, 5}, 60, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
-     "continuous,discrete,random,vdc,mesh,round_robin", 2},
+     "smooth,continuous,discrete,random,vdc,mesh,round_robin", 2},
     /* aperture over every server, so P2C alone decides the slow one's share */
     {"slow-backend", 6, 1, {3}, 150, 3, 16, 0, 40, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 12},
     {"kill", 5, 1, {3}, 100, 5, 4, -1, 0, 1, 1.0, 2.5, 0, 0, 500, "continuous,round_robin", 2},
