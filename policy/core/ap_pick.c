@@ -18,8 +18,29 @@
 struct ap_pick_table {
   size_t n;
   double total;
-  double *cum; /* n + 1 entries */
+  double *cum;         /* n + 1 entries */
+  size_t *guide;       /* large tables: guide[k] = slot holding k / scale */
+  double guide_scale;  /* buckets / total */
 };
+
+#define AP_PICK_LINEAR_MAX 32
+
+/* Guide table for tables above AP_PICK_LINEAR_MAX slots: n equal buckets of
+ * [0, total), each remembering the slot its start falls in, so a draw only
+ * searches the few slots between two bucket starts (O(1) expected instead
+ * of log2(n) dependent loads). Returns NULL on allocation failure. */
+static size_t *build_guide(const double *cum, size_t n, double scale) {
+  size_t *guide = malloc((n + 1) * sizeof(size_t));
+  if (guide == NULL) return NULL;
+  size_t slot = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const double x = (double)k / scale;
+    while (slot + 1 < n && cum[slot + 1] <= x) ++slot;
+    guide[k] = slot;
+  }
+  guide[n] = n - 1;
+  return guide;
+}
 
 int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
                          ap_error *err) {
@@ -61,6 +82,16 @@ int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
   t->n = n;
   t->total = cum[n];
   t->cum = cum;
+  t->guide = NULL;
+  t->guide_scale = (double)n / t->total;
+  if (n > AP_PICK_LINEAR_MAX) {
+    t->guide = build_guide(cum, n, t->guide_scale);
+    if (t->guide == NULL) {
+      free(cum);
+      free(t);
+      return ap_error_set(err, AP_ENOMEM, "out of memory for %zu slots", n);
+    }
+  }
   *out = t;
   return AP_OK;
 }
@@ -68,6 +99,7 @@ int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
 void ap_pick_table_destroy(ap_pick_table *table) {
   if (table == NULL) return;
   free(table->cum);
+  free(table->guide);
   free(table);
 }
 
@@ -86,8 +118,6 @@ double ap_pick_table_weight(const ap_pick_table *table, size_t i) {
  * branch-free binary search (the loop count depends only on n and the
  * comparison compiles to a conditional move, so an unpredictable u costs no
  * branch misprediction). */
-#define AP_PICK_LINEAR_MAX 32
-
 static size_t slot_at(const ap_pick_table *t, double u) {
   const double *cum = t->cum;
   if (t->n <= AP_PICK_LINEAR_MAX) {
@@ -98,7 +128,13 @@ static size_t slot_at(const ap_pick_table *t, double u) {
     for (size_t i = 1; i < t->n; ++i) below += cum[i] <= u;
     return below;
   }
-  size_t base = 0, len = t->n; /* answer in [base, base + len) */
+  /* The bucket of u bounds the answer between two guide entries; one slot
+   * of slack on each side absorbs rounding in u * scale. */
+  size_t k = (size_t)(u * t->guide_scale);
+  if (k >= t->n) k = t->n - 1;
+  const size_t lo = t->guide[k] > 0 ? t->guide[k] - 1 : 0;
+  const size_t hi = t->guide[k + 1] + 1 < t->n ? t->guide[k + 1] + 1 : t->n - 1;
+  size_t base = lo, len = hi - lo + 1; /* answer in [base, base + len) */
   while (len > 1) {
     const size_t half = len / 2;
     base = cum[base + half] <= u ? base + half : base;
