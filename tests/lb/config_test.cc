@@ -14,17 +14,6 @@
 namespace aperture_test {
 namespace {
 
-// Parses a service config's LB policy list through gRPC's registry, as a
-// channel does.
-absl::Status ParseThroughRegistry(const std::string& aperture_json) {
-  auto json = grpc_core::Json::Parse("[{\"aperture\":" + aperture_json + "}]");
-  if (!json.ok()) return json.status();
-  return grpc_core::CoreConfiguration::Get()
-      .lb_policy_registry()
-      .ParseLoadBalancingConfig(*json)
-      .status();
-}
-
 void ExpectFieldError(const std::string& json, const std::string& field) {
   absl::Status s = ParseThroughRegistry(json);
   EXPECT_FALSE(s.ok()) << json;

@@ -20,6 +20,9 @@
 #include "policy/core/ap_ring.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/parse_address.h"
+#include "src/core/lib/config/core_configuration.h"
+#include "src/core/lib/json/json.h"
+#include "src/core/lib/load_balancing/lb_policy_registry.h"
 #include "src/core/lib/iomgr/exec_ctx.h"
 #include "src/core/lib/resolver/server_address.h"
 #include "src/core/lib/service_config/service_config_impl.h"
@@ -372,6 +375,29 @@ std::map<std::string, double> ExpectedMembers(
   ap_aperture_destroy(aperture);
   ap_ring_destroy(ring);
   return out;
+}
+
+bool WaitAllMembersReady(const std::string& target, size_t members) {
+  return WaitFor([&] {
+    StateView s;
+    if (!Snapshot(target, &s)) return false;
+    size_t ready = 0, in = 0;
+    for (const auto& e : s.endpoints) {
+      if (!e.in_aperture) continue;
+      ++in;
+      if (e.connectivity == 2) ++ready;
+    }
+    return in == members && ready == members;
+  });
+}
+
+absl::Status ParseThroughRegistry(const std::string& aperture_json) {
+  auto json = grpc_core::Json::Parse("[{\"aperture\":" + aperture_json + "}]");
+  if (!json.ok()) return json.status();
+  return grpc_core::CoreConfiguration::Get()
+      .lb_policy_registry()
+      .ParseLoadBalancingConfig(*json)
+      .status();
 }
 
 }  // namespace aperture_test

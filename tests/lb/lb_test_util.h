@@ -18,6 +18,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/generic/generic_stub.h>
 
+#include "absl/status/status.h"
 #include "policy/core/ap_aperture.h"
 #include "src/core/ext/filters/client_channel/resolver/fake/fake_resolver.h"
 
@@ -107,6 +108,14 @@ bool Snapshot(const std::string& filter, StateView* out);
 
 // Polls `condition` every 10 ms for up to `timeout_ms`.
 bool WaitFor(const std::function<bool()>& condition, int timeout_ms = 10000);
+
+// Waits until the aperture of the policy whose target contains `target` has
+// exactly `members` members and all of them are READY.
+bool WaitAllMembersReady(const std::string& target, size_t members);
+
+// Parses `aperture_json` as the "aperture" entry of a loadBalancingConfig
+// list through gRPC's LB policy registry, as a channel does.
+absl::Status ParseThroughRegistry(const std::string& aperture_json);
 
 // Expected members (address -> pick weight) computed by the core.
 std::map<std::string, double> ExpectedMembers(

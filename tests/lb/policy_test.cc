@@ -45,21 +45,6 @@ ap_subset_params Params(ap_mode mode, uint32_t index, uint32_t count,
   return p;
 }
 
-// Waits until every member of the channel's aperture is READY.
-bool WaitAllMembersReady(const std::string& target, size_t members) {
-  return WaitFor([&] {
-    StateView s;
-    if (!Snapshot(target, &s)) return false;
-    size_t ready = 0, in = 0;
-    for (const auto& e : s.endpoints) {
-      if (!e.in_aperture) continue;
-      ++in;
-      if (e.connectivity == 2) ++ready;
-    }
-    return in == members && ready == members;
-  });
-}
-
 // Continuous mode, 20 backends, client 1 of 3 with minAperture 5: calls go
 // only to the members, in proportion to their pick weights, over exactly
 // one connection per member.

@@ -53,20 +53,6 @@ StateView Snap(const std::string& target) {
   return s;
 }
 
-bool WaitMembersReady(const std::string& target, size_t members) {
-  return WaitFor([&] {
-    StateView s;
-    if (!Snapshot(target, &s)) return false;
-    size_t ready = 0, in = 0;
-    for (const auto& e : s.endpoints) {
-      if (!e.in_aperture) continue;
-      ++in;
-      if (e.connectivity == 2) ++ready;
-    }
-    return in == members && ready == members;
-  });
-}
-
 bool IsDraining(const StateView& s) {
   return s.last_status.find("draining") != std::string::npos;
 }
@@ -109,7 +95,7 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   const std::vector<std::string> members = s0.Members();
   ASSERT_GE(members.size(), 2u);
   ASSERT_LT(members.size(), all.size());
-  ASSERT_TRUE(WaitMembersReady(channel.target(), members.size()));
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(channel.Call().ok());
   s0 = Snap(channel.target());
   const std::string victim_address = members[0];
@@ -176,7 +162,7 @@ TEST(DebouncedMembership, WideningCoversADrainingMember) {
   }));
   const std::vector<std::string> members = s0.Members();
   ASSERT_EQ(members.size(), 4u);
-  ASSERT_TRUE(WaitMembersReady(channel.target(), members.size()));
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
   s0 = Snap(channel.target());
   ASSERT_EQ(s0.widened, 0u);
   const std::string victim_address = members[1];
@@ -229,7 +215,7 @@ TEST(DebouncedMembership, GonePastGraceIsRemoved) {
   TestChannel channel("grace-expiry", Config(
       "{\"mode\":\"mesh\",\"eagerConnect\":true,\"removalGraceMs\":2500}"));
   channel.SetAddresses(all);
-  ASSERT_TRUE(WaitMembersReady(channel.target(), 5));
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), 5));
   StateView s0 = Snap(channel.target());
   ASSERT_EQ(s0.rebuilds, 1u);
   const std::string gone = all[2];
@@ -264,7 +250,7 @@ TEST(DebouncedMembership, ZeroGraceRemovesAtOnce) {
   TestChannel channel("grace-zero", Config(
       "{\"mode\":\"mesh\",\"eagerConnect\":true}"));
   channel.SetAddresses(all);
-  ASSERT_TRUE(WaitMembersReady(channel.target(), 4));
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), 4));
   StateView s0 = Snap(channel.target());
   ASSERT_TRUE(SetAndWait(&channel, Without(all, all[0]), [&](const StateView& v) {
     return v.Find(all[0]) == nullptr;
@@ -313,7 +299,7 @@ TEST(DebouncedMembership, BurstWithinCoalesceWindowIsOneRebuild) {
     StateView v;
     return Snapshot(channel.target(), &v) && v.endpoints.size() == 10u;
   }, 20000));
-  ASSERT_TRUE(WaitMembersReady(channel.target(), 10));
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), 10));
   StateView after = Snap(channel.target());
   EXPECT_EQ(after.rebuilds, 2u);
   EXPECT_EQ(after.resolver_updates, s0.resolver_updates + kBurst);
@@ -321,15 +307,6 @@ TEST(DebouncedMembership, BurstWithinCoalesceWindowIsOneRebuild) {
   EXPECT_EQ(after.subchannels_destroyed, 0u);
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(channel.Call().ok());
   for (const auto& b : backends) EXPECT_GT(b->calls(), 0u) << b->address();
-}
-
-absl::Status ParseThroughRegistry(const std::string& aperture_json) {
-  auto json = grpc_core::Json::Parse("[{\"aperture\":" + aperture_json + "}]");
-  if (!json.ok()) return json.status();
-  return grpc_core::CoreConfiguration::Get()
-      .lb_policy_registry()
-      .ParseLoadBalancingConfig(*json)
-      .status();
 }
 
 void ExpectFieldError(const std::string& json, const std::string& field) {
