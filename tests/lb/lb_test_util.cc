@@ -377,6 +377,23 @@ std::map<std::string, double> ExpectedMembers(
   return out;
 }
 
+std::vector<std::unique_ptr<Backend>> StartBackends(int n) {
+  std::vector<std::unique_ptr<Backend>> out;
+  for (int i = 0; i < n; ++i) out.push_back(std::make_unique<Backend>());
+  return out;
+}
+
+std::vector<std::string> Addresses(
+    const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::string> out;
+  for (const auto& b : backends) out.push_back(b->address());
+  return out;
+}
+
+std::string Config(const std::string& aperture_json) {
+  return "{\"loadBalancingConfig\":[{\"aperture\":" + aperture_json + "}]}";
+}
+
 bool WaitAllMembersReady(const std::string& target, size_t members) {
   return WaitFor([&] {
     StateView s;

@@ -109,6 +109,16 @@ bool Snapshot(const std::string& filter, StateView* out);
 // Polls `condition` every 10 ms for up to `timeout_ms`.
 bool WaitFor(const std::function<bool()>& condition, int timeout_ms = 10000);
 
+// Starts n echo backends on ephemeral 127.0.0.1 ports.
+std::vector<std::unique_ptr<Backend>> StartBackends(int n);
+
+// The backends' "127.0.0.1:port" addresses, in the same order.
+std::vector<std::string> Addresses(
+    const std::vector<std::unique_ptr<Backend>>& backends);
+
+// {"loadBalancingConfig":[{"aperture":<aperture_json>}]}
+std::string Config(const std::string& aperture_json);
+
 // Waits until the aperture of the policy whose target contains `target` has
 // exactly `members` members and all of them are READY.
 bool WaitAllMembersReady(const std::string& target, size_t members);

@@ -17,23 +17,6 @@
 namespace aperture_test {
 namespace {
 
-std::vector<std::unique_ptr<Backend>> StartBackends(int n) {
-  std::vector<std::unique_ptr<Backend>> out;
-  for (int i = 0; i < n; ++i) out.push_back(std::make_unique<Backend>());
-  return out;
-}
-
-std::vector<std::string> Addresses(
-    const std::vector<std::unique_ptr<Backend>>& backends) {
-  std::vector<std::string> out;
-  for (const auto& b : backends) out.push_back(b->address());
-  return out;
-}
-
-std::string Config(const std::string& aperture_json) {
-  return "{\"loadBalancingConfig\":[{\"aperture\":" + aperture_json + "}]}";
-}
-
 ap_subset_params Params(ap_mode mode, uint32_t index, uint32_t count,
                         uint32_t min_aperture) {
   ap_subset_params p;

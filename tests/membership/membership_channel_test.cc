@@ -21,19 +21,6 @@
 namespace aperture_test {
 namespace {
 
-std::vector<std::unique_ptr<Backend>> StartBackends(int n) {
-  std::vector<std::unique_ptr<Backend>> out;
-  for (int i = 0; i < n; ++i) out.push_back(std::make_unique<Backend>());
-  return out;
-}
-
-std::vector<std::string> Addresses(
-    const std::vector<std::unique_ptr<Backend>>& backends) {
-  std::vector<std::string> out;
-  for (const auto& b : backends) out.push_back(b->address());
-  return out;
-}
-
 std::vector<std::string> Without(const std::vector<std::string>& all,
                                  const std::string& gone) {
   std::vector<std::string> out;
@@ -41,10 +28,6 @@ std::vector<std::string> Without(const std::vector<std::string>& all,
     if (a != gone) out.push_back(a);
   }
   return out;
-}
-
-std::string Config(const std::string& aperture_json) {
-  return "{\"loadBalancingConfig\":[{\"aperture\":" + aperture_json + "}]}";
 }
 
 StateView Snap(const std::string& target) {
