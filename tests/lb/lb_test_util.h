@@ -67,6 +67,9 @@ class TestChannel {
   // it, as DNS TXT records or xDS would.
   void SetAddresses(const std::vector<std::string>& addresses,
                     const std::string& service_config = "");
+  // What the resolver answers from now on when the policy asks it again
+  // (RequestReresolution); nothing is sent until it asks.
+  void SetReresolutionAddresses(const std::vector<std::string>& addresses);
   void SetResolverError(const std::string& message);
   grpc::Status Call(int timeout_ms = 5000);
   // `count` calls with up to `concurrency` in flight; returns failures and
