@@ -274,14 +274,14 @@ grpc::Status TestChannel::Call(int timeout_ms) {
 
 int TestChannel::RunLoad(int count, int concurrency,
                          std::map<int, int>* failures_by_code,
-                         std::string* first_error) {
+                         std::string* first_error, int call_timeout_ms) {
   std::atomic<int> next{0}, failures{0};
   std::mutex mu;
   std::vector<std::thread> threads;
   for (int t = 0; t < concurrency; ++t) {
     threads.emplace_back([&] {
       while (next.fetch_add(1) < count) {
-        grpc::Status s = Call();
+        grpc::Status s = Call(call_timeout_ms);
         if (!s.ok()) {
           failures.fetch_add(1);
           std::lock_guard<std::mutex> lock(mu);

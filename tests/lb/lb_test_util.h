@@ -72,11 +72,12 @@ class TestChannel {
   void SetReresolutionAddresses(const std::vector<std::string>& addresses);
   void SetResolverError(const std::string& message);
   grpc::Status Call(int timeout_ms = 5000);
-  // `count` calls with up to `concurrency` in flight; returns failures and
-  // fills `failures_by_code` when given.
+  // `count` calls with up to `concurrency` in flight, each with a deadline
+  // of `call_timeout_ms`; returns failures and fills `failures_by_code`
+  // when given.
   int RunLoad(int count, int concurrency,
               std::map<int, int>* failures_by_code = nullptr,
-              std::string* first_error = nullptr);
+              std::string* first_error = nullptr, int call_timeout_ms = 5000);
   const std::string& target() const { return target_; }
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
 
