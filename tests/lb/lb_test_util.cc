@@ -11,6 +11,7 @@
 #include <mutex>
 #include <regex>
 #include <thread>
+#include <utility>
 
 #include <grpc/grpc.h>
 #include <grpc/support/alloc.h>
@@ -33,20 +34,22 @@ namespace aperture_test {
 
 class Backend::Service : public grpc::CallbackGenericService {
  public:
-  Service(std::atomic<uint64_t>* calls, int delay_ms)
-      : calls_(calls), delay_ms_(delay_ms) {}
+  Service(std::atomic<uint64_t>* calls, int delay_ms, std::string address)
+      : calls_(calls), delay_ms_(delay_ms), address_(std::move(address)) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(
       grpc::GenericCallbackServerContext*) override {
-    return new Echo(calls_, delay_ms_);
+    return new Reactor(calls_, delay_ms_, address_);
   }
 
  private:
-  class Echo : public grpc::ServerGenericBidiReactor {
+  // Reads the request, answers with the backend's address, finishes.
+  class Reactor : public grpc::ServerGenericBidiReactor {
    public:
-    Echo(std::atomic<uint64_t>* calls, int delay_ms)
-        : calls_(calls), delay_ms_(delay_ms) {
-      StartRead(&buffer_);
+    Reactor(std::atomic<uint64_t>* calls, int delay_ms,
+            const std::string& address)
+        : calls_(calls), delay_ms_(delay_ms), address_(address) {
+      StartRead(&request_);
     }
     void OnReadDone(bool ok) override {
       if (!ok) {
@@ -66,25 +69,21 @@ class Backend::Service : public grpc::CallbackGenericService {
 
    private:
     void Reply() {
-      StartWriteAndFinish(&buffer_, grpc::WriteOptions(), grpc::Status::OK);
+      grpc::Slice slice(address_);
+      response_ = grpc::ByteBuffer(&slice, 1);
+      StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
     }
     std::atomic<uint64_t>* calls_;
     const int delay_ms_;
-    grpc::ByteBuffer buffer_;
+    const std::string address_;
+    grpc::ByteBuffer request_, response_;
     grpc::Alarm alarm_;
   };
 
   std::atomic<uint64_t>* calls_;
   const int delay_ms_;
+  const std::string address_;
 };
-
-Backend::Backend(int delay_ms) : delay_ms_(delay_ms) { Start(0); }
-
-Backend::~Backend() { Stop(); }
-
-std::string Backend::address() const {
-  return "127.0.0.1:" + std::to_string(port_);
-}
 
 namespace {
 
@@ -109,20 +108,35 @@ int PickFreePort() {
 
 }  // namespace
 
-void Backend::Start(int port) {
-  if (port == 0) port = PickFreePort();
-  service_ = std::make_unique<Service>(&calls_, delay_ms_);
-  grpc::ServerBuilder builder;
-  int bound = 0;
-  builder.AddListeningPort("127.0.0.1:" + std::to_string(port),
-                           grpc::InsecureServerCredentials(), &bound);
-  builder.RegisterCallbackGenericService(service_.get());
-  server_ = builder.BuildAndStart();
-  if (server_ == nullptr || bound == 0) {
+Backend::Backend(int delay_ms) : delay_ms_(delay_ms) {
+  const int port = PickFreePort();
+  if (!Listen(port)) {
     fprintf(stderr, "backend: cannot listen on port %d\n", port);
     abort();
   }
-  port_ = bound;
+}
+
+Backend::~Backend() { Stop(); }
+
+std::string Backend::address() const {
+  return "127.0.0.1:" + std::to_string(port_);
+}
+
+bool Backend::Listen(int port) {
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  service_ = std::make_unique<Service>(&calls_, delay_ms_, address);
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound);
+  builder.RegisterCallbackGenericService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ != nullptr && bound == port) {
+    port_ = port;
+    return true;
+  }
+  server_.reset();
+  service_.reset();
+  return false;
 }
 
 void Backend::Stop() {
@@ -137,15 +151,7 @@ void Backend::Restart() {
   if (server_ != nullptr) return;
   // The port was just released; retry briefly in case it lingers.
   for (int attempt = 0; attempt < 50; ++attempt) {
-    service_ = std::make_unique<Service>(&calls_, delay_ms_);
-    grpc::ServerBuilder builder;
-    int bound = 0;
-    builder.AddListeningPort("127.0.0.1:" + std::to_string(port_),
-                             grpc::InsecureServerCredentials(), &bound);
-    builder.RegisterCallbackGenericService(service_.get());
-    server_ = builder.BuildAndStart();
-    if (server_ != nullptr && bound == port_) return;
-    server_.reset();
+    if (Listen(port_)) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   fprintf(stderr, "backend: cannot restart on port %d\n", port_);
@@ -251,9 +257,25 @@ void TestChannel::SetResolverError(const std::string& message) {
 }
 
 grpc::Status TestChannel::Call(int timeout_ms) {
+  return Unary("", "", timeout_ms, nullptr);
+}
+
+std::string TestChannel::CallServedBy(const std::string& header,
+                                      const std::string& value,
+                                      grpc::Status* status, int timeout_ms) {
+  std::string served_by;
+  grpc::Status result = Unary(header, value, timeout_ms, &served_by);
+  if (status != nullptr) *status = result;
+  return result.ok() ? served_by : "";
+}
+
+grpc::Status TestChannel::Unary(const std::string& header,
+                                const std::string& value, int timeout_ms,
+                                std::string* reply) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::milliseconds(timeout_ms));
+  if (!value.empty()) context.AddMetadata(header, value);
   grpc::Slice slice(std::string("ping"));
   grpc::ByteBuffer request(&slice, 1), response;
   std::mutex mu;
@@ -269,6 +291,16 @@ grpc::Status TestChannel::Call(int timeout_ms) {
                    });
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [&] { return done; });
+  if (reply != nullptr && status.ok()) {
+    std::vector<grpc::Slice> slices;
+    if (!response.Dump(&slices).ok()) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable response");
+    }
+    reply->clear();
+    for (const auto& s : slices) {
+      reply->append(reinterpret_cast<const char*>(s.begin()), s.size());
+    }
+  }
   return status;
 }
 
@@ -314,6 +346,16 @@ std::vector<std::string> StateView::Members() const {
   return out;
 }
 
+bool StateView::IsMember(const std::string& address) const {
+  const EndpointView* e = Find(address);
+  return e != nullptr && e->in_aperture;
+}
+
+bool StateView::MemberReady(const std::string& address) const {
+  const EndpointView* e = Find(address);
+  return e != nullptr && e->in_aperture && e->connectivity == AP_CONN_READY;
+}
+
 bool Snapshot(const std::string& filter, StateView* out) {
   ap_ring_state* states = nullptr;
   size_t count = 0;
@@ -338,6 +380,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->subchannels_created = s.subchannels_created;
     out->subchannels_destroyed = s.subchannels_destroyed;
     out->widenings = s.widenings;
+    out->affinity_sessions = s.affinity_sessions;
     out->endpoints.clear();
     for (size_t i = 0; i < s.endpoint_count; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];
@@ -405,6 +448,14 @@ std::vector<std::string> Addresses(
   return out;
 }
 
+Backend* FindBackend(const std::vector<std::unique_ptr<Backend>>& backends,
+                     const std::string& address) {
+  for (const auto& b : backends) {
+    if (b->address() == address) return b.get();
+  }
+  return nullptr;
+}
+
 std::string Config(const std::string& aperture_json) {
   return "{\"loadBalancingConfig\":[{\"aperture\":" + aperture_json + "}]}";
 }
@@ -417,7 +468,7 @@ bool WaitAllMembersReady(const std::string& target, size_t members) {
     for (const auto& e : s.endpoints) {
       if (!e.in_aperture) continue;
       ++in;
-      if (e.connectivity == 2) ++ready;
+      if (e.connectivity == AP_CONN_READY) ++ready;
     }
     return in == members && ready == members;
   });

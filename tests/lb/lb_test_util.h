@@ -1,6 +1,8 @@
-// Test helpers for the aperture policy: real backends on 127.0.0.1, client
-// channels through gRPC's fake resolver, registry snapshots, channelz
-// connection counts and the core as an oracle for expected subsets.
+// Test helpers for the aperture policy: real backends on 127.0.0.1 that
+// answer with their own address, client channels through gRPC's fake
+// resolver (calls optionally carrying a request header), registry
+// snapshots, channelz connection counts and the core as an oracle for
+// expected subsets.
 #ifndef APERTURE_TESTS_LB_TEST_UTIL_H
 #define APERTURE_TESTS_LB_TEST_UTIL_H
 
@@ -24,7 +26,9 @@
 
 namespace aperture_test {
 
-// A unary echo server for any method, counting its calls; optional delay.
+// A unary server for any method that answers every call with its own
+// address ("127.0.0.1:<port>"), so the client sees which backend served it;
+// counts its calls; optional delay.
 class Backend {
  public:
   explicit Backend(int delay_ms = 0);
@@ -44,7 +48,8 @@ class Backend {
 
  private:
   class Service;
-  void Start(int port);
+  // Serves on exactly `port`; false (nothing running) when it cannot.
+  bool Listen(int port);
 
   const int delay_ms_;
   int port_ = 0;
@@ -72,6 +77,12 @@ class TestChannel {
   void SetReresolutionAddresses(const std::vector<std::string>& addresses);
   void SetResolverError(const std::string& message);
   grpc::Status Call(int timeout_ms = 5000);
+  // One call with the metadata `header: value` (none when `value` is
+  // empty). Returns the address of the backend that answered; "" when the
+  // call failed, and then *status (when given) says why.
+  std::string CallServedBy(const std::string& header, const std::string& value,
+                           grpc::Status* status = nullptr,
+                           int timeout_ms = 5000);
   // `count` calls with up to `concurrency` in flight, each with a deadline
   // of `call_timeout_ms`; returns failures and fills `failures_by_code`
   // when given.
@@ -82,6 +93,10 @@ class TestChannel {
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
 
  private:
+  // One unary call; fills *reply with the response body when given.
+  grpc::Status Unary(const std::string& header, const std::string& value,
+                     int timeout_ms, std::string* reply);
+
   std::string target_;
   grpc_core::RefCountedPtr<grpc_core::FakeResolverResponseGenerator> generator_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -102,9 +117,14 @@ struct StateView {
   uint32_t peer_index, peer_count, logical_aperture, physical_aperture, widened;
   uint64_t resolver_updates, rebuilds, subchannels_created,
       subchannels_destroyed, widenings;
+  uint64_t affinity_sessions;  // entries in the sticky session table
   std::vector<EndpointView> endpoints;
   const EndpointView* Find(const std::string& address) const;
   std::vector<std::string> Members() const;
+  // True when `address` is in the aperture.
+  bool IsMember(const std::string& address) const;
+  // True when `address` is in the aperture and its subchannel is READY.
+  bool MemberReady(const std::string& address) const;
 };
 // Snapshot of the single live policy whose target contains `filter`; false
 // when there is none (or more than one).
@@ -113,12 +133,17 @@ bool Snapshot(const std::string& filter, StateView* out);
 // Polls `condition` every 10 ms for up to `timeout_ms`.
 bool WaitFor(const std::function<bool()>& condition, int timeout_ms = 10000);
 
-// Starts n echo backends on ephemeral 127.0.0.1 ports.
+// Starts n backends on ephemeral 127.0.0.1 ports.
 std::vector<std::unique_ptr<Backend>> StartBackends(int n);
 
 // The backends' "127.0.0.1:port" addresses, in the same order.
 std::vector<std::string> Addresses(
     const std::vector<std::unique_ptr<Backend>>& backends);
+
+// The backend listening on `address`; nullptr when none does. The vector
+// keeps ownership.
+Backend* FindBackend(const std::vector<std::unique_ptr<Backend>>& backends,
+                     const std::string& address);
 
 // {"loadBalancingConfig":[{"aperture":<aperture_json>}]}
 std::string Config(const std::string& aperture_json);
