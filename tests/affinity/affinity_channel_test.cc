@@ -10,28 +10,22 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/affinity/channel_util.h"
+#include "tests/lb/lb_test_util.h"
 
 extern "C" {
 #include "policy/affinity/ap_affinity.h"
 #include "policy/core/ap_hash_ring.h"
 }
 
-namespace affinity_test {
+namespace aperture_test {
 namespace {
 
 constexpr char kHeader[] = "x-session-key";
 
-std::vector<std::unique_ptr<Backend>> StartBackends(int n) {
-  std::vector<std::unique_ptr<Backend>> out;
-  for (int i = 0; i < n; ++i) out.push_back(std::make_unique<Backend>());
-  return out;
-}
-
 // One client of one (peerIndex 0 of peerCount 1): every endpoint is a
 // member of the aperture, so the tests see all backends.
 std::string StickyConfig(const std::string& extra = "") {
-  return ServiceConfig(
+  return Config(
       "{\"peerIndex\":0,\"peerCount\":1,\"eagerConnect\":true,"
       "\"affinity\":\"sticky\",\"affinityHeader\":\"x-session-key\"" +
       extra + "}");
@@ -39,10 +33,10 @@ std::string StickyConfig(const std::string& extra = "") {
 
 bool WaitReady(const TestChannel& channel, const std::vector<std::string>& want) {
   return WaitFor([&] {
-    PolicyView v;
+    StateView v;
     if (!Snapshot(channel.target(), &v)) return false;
     for (const auto& a : want)
-      if (!v.Ready(a)) return false;
+      if (!v.MemberReady(a)) return false;
     return true;
   });
 }
@@ -51,7 +45,7 @@ bool WaitReady(const TestChannel& channel, const std::vector<std::string>& want)
 // right after a backend died), at most 100 tries.
 std::string CallUntilServed(TestChannel& channel, const std::string& key) {
   for (int i = 0; i < 100; ++i) {
-    std::string served = channel.Call(kHeader, key);
+    std::string served = channel.CallServedBy(kHeader, key);
     if (!served.empty()) return served;
   }
   return "";
@@ -68,44 +62,46 @@ TEST(StickyAffinity, KeysStickAcrossJoinsAndMoveOnlyWhenTheirBackendDies) {
   ASSERT_TRUE(WaitReady(channel, first3));
 
   grpc::Status status;
-  std::string home = channel.Call(kHeader, "u1", &status);
+  std::string home = channel.CallServedBy(kHeader, "u1", &status);
   ASSERT_FALSE(home.empty()) << status.error_message();
-  EXPECT_EQ(channel.Call(kHeader, "u1"), home);
-  std::string u2 = channel.Call(kHeader, "u2");
+  EXPECT_EQ(channel.CallServedBy(kHeader, "u1"), home);
+  std::string u2 = channel.CallServedBy(kHeader, "u2");
   ASSERT_FALSE(u2.empty());
   // Many more calls: both keys keep their backend (the P2C pick alone would
   // spread 20 calls over the 3 backends).
   for (int i = 0; i < 20; ++i) {
-    EXPECT_EQ(channel.Call(kHeader, "u1"), home);
-    EXPECT_EQ(channel.Call(kHeader, "u2"), u2);
+    EXPECT_EQ(channel.CallServedBy(kHeader, "u1"), home);
+    EXPECT_EQ(channel.CallServedBy(kHeader, "u2"), u2);
   }
 
   // A fourth backend joins: no key moves.
   channel.SetAddresses(all);
   ASSERT_TRUE(WaitReady(channel, all));
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(channel.Call(kHeader, "u1"), home);
-  EXPECT_EQ(channel.Call(kHeader, "u2"), u2);
-  PolicyView view;
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(channel.CallServedBy(kHeader, "u1"), home);
+  }
+  EXPECT_EQ(channel.CallServedBy(kHeader, "u2"), u2);
+  StateView view;
   ASSERT_TRUE(Snapshot(channel.target(), &view));
   EXPECT_EQ(view.affinity_sessions, 2u);
 
   // u1's backend dies: u1 is re-placed on a live backend and stays there.
-  Backend* dead = nullptr;
-  for (auto& b : backends)
-    if (b->address() == home) dead = b.get();
+  Backend* dead = FindBackend(backends, home);
   ASSERT_NE(dead, nullptr);
   dead->Stop();
   ASSERT_TRUE(WaitFor([&] {
-    PolicyView v;
-    return Snapshot(channel.target(), &v) && !v.Ready(home);
+    StateView v;
+    return Snapshot(channel.target(), &v) && !v.MemberReady(home);
   }));
   std::string new_home = CallUntilServed(channel, "u1");
   ASSERT_FALSE(new_home.empty());
   EXPECT_NE(new_home, home);
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(channel.Call(kHeader, "u1"), new_home);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(channel.CallServedBy(kHeader, "u1"), new_home);
+  }
   // u2 was elsewhere (or moves the same way if it shared the dead backend).
   if (u2 != home) {
-    EXPECT_EQ(channel.Call(kHeader, "u2"), u2);
+    EXPECT_EQ(channel.CallServedBy(kHeader, "u2"), u2);
   }
   ASSERT_TRUE(Snapshot(channel.target(), &view));
   EXPECT_EQ(view.affinity_sessions, 2u);
@@ -122,7 +118,7 @@ TEST(StickyAffinity, KeyMovesWhenItsBackendLeavesTheAddressList) {
   std::map<std::string, std::string> home;
   for (int k = 0; k < 30; ++k) {
     std::string key = "user-" + std::to_string(k);
-    home[key] = channel.Call(kHeader, key);
+    home[key] = channel.CallServedBy(kHeader, key);
     ASSERT_FALSE(home[key].empty());
   }
   const std::string leaving = home["user-0"];
@@ -131,8 +127,8 @@ TEST(StickyAffinity, KeyMovesWhenItsBackendLeavesTheAddressList) {
     if (a != leaving) rest.push_back(a);
   channel.SetAddresses(rest);
   ASSERT_TRUE(WaitFor([&] {
-    PolicyView v;
-    return Snapshot(channel.target(), &v) && v.connectivity.count(leaving) == 0;
+    StateView v;
+    return Snapshot(channel.target(), &v) && !v.IsMember(leaving);
   }));
   for (const auto& kv : home) {
     std::string now = CallUntilServed(channel, kv.first);
@@ -152,14 +148,14 @@ TEST(StickyAffinity, CallsWithoutTheHeaderAreBalancedAsUsual) {
   channel.SetAddresses(all);
   ASSERT_TRUE(WaitReady(channel, all));
   std::map<std::string, int> served;
-  for (int i = 0; i < 300; ++i) served[channel.Call(kHeader, "")]++;
+  for (int i = 0; i < 300; ++i) served[channel.CallServedBy(kHeader, "")]++;
   EXPECT_EQ(served.count(""), 0u) << "failed calls: " << served[""];
   // Sequential calls, so P2C sees equal loads and picks uniformly: each
   // backend expects 100 of 300 (sd 8.2); 40 is more than 7 sd below.
   for (const auto& a : all) EXPECT_GE(served[a], 40) << a;
   // A different header does not count as the key either.
-  for (int i = 0; i < 10; ++i) channel.Call("x-other", "u1");
-  PolicyView view;
+  for (int i = 0; i < 10; ++i) channel.CallServedBy("x-other", "u1");
+  StateView view;
   ASSERT_TRUE(Snapshot(channel.target(), &view));
   EXPECT_EQ(view.affinity_sessions, 0u);
 }
@@ -172,9 +168,10 @@ TEST(StickyAffinity, FloodOfUniqueKeysKeepsTheTableAtItsCap) {
   ASSERT_TRUE(WaitReady(channel, all));
   int failures = 0;
   for (int i = 0; i < 600; ++i) {
-    if (channel.Call(kHeader, "flood-" + std::to_string(i)).empty()) failures++;
+    const std::string key = "flood-" + std::to_string(i);
+    if (channel.CallServedBy(kHeader, key).empty()) failures++;
     if (i % 100 == 99) {
-      PolicyView v;
+      StateView v;
       ASSERT_TRUE(Snapshot(channel.target(), &v));
       EXPECT_LE(v.affinity_sessions, 50u) << "after " << i + 1 << " keys";
     }
@@ -182,12 +179,14 @@ TEST(StickyAffinity, FloodOfUniqueKeysKeepsTheTableAtItsCap) {
   EXPECT_EQ(failures, 0);
   // 600 keys over 16 shards of 3-4 slots: every shard overflowed, so the
   // table is exactly at its cap (fixed key set: the same split every run).
-  PolicyView view;
+  StateView view;
   ASSERT_TRUE(Snapshot(channel.target(), &view));
   EXPECT_EQ(view.affinity_sessions, 50u);
   // The most recent key is still remembered.
-  std::string last = channel.Call(kHeader, "flood-599");
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(channel.Call(kHeader, "flood-599"), last);
+  std::string last = channel.CallServedBy(kHeader, "flood-599");
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(channel.CallServedBy(kHeader, "flood-599"), last);
+  }
 }
 
 // ---- hash mode -------------------------------------------------------------
@@ -199,7 +198,7 @@ std::string HashConfig(const std::vector<std::string>& addresses,
     if (!w.empty()) w += ",";
     w += "\"" + addresses[i] + "\":" + std::to_string(weights[i]);
   }
-  return ServiceConfig(
+  return Config(
       "{\"peerIndex\":0,\"peerCount\":1,\"eagerConnect\":true,"
       "\"affinity\":\"hash\",\"affinityHeader\":\"x-session-key\","
       "\"hashVnodes\":" + std::to_string(vnodes) +
@@ -240,7 +239,7 @@ std::vector<std::string> ExpectedOwners(const std::vector<std::string>& names,
 std::vector<std::string> ServedOwners(TestChannel& channel,
                                       const std::vector<std::string>& keys) {
   std::vector<std::string> out;
-  for (const auto& k : keys) out.push_back(channel.Call(kHeader, k));
+  for (const auto& k : keys) out.push_back(channel.CallServedBy(kHeader, k));
   return out;
 }
 
@@ -324,8 +323,8 @@ TEST(HashAffinity, KeysOfADeadMemberGoToTheNextPointOthersStay) {
   auto before = ServedOwners(channel, keys);
   backends[1]->Stop();
   ASSERT_TRUE(WaitFor([&] {
-    PolicyView v;
-    return Snapshot(channel.target(), &v) && !v.Ready(all[1]);
+    StateView v;
+    return Snapshot(channel.target(), &v) && !v.MemberReady(all[1]);
   }));
   // One call may race the picker update; let the next one through.
   CallUntilServed(channel, "warm-up");
@@ -358,9 +357,9 @@ TEST(HashAffinity, KeysOfADeadMemberGoToTheNextPointOthersStay) {
 }
 
 }  // namespace
-}  // namespace affinity_test
+}  // namespace aperture_test
 
-namespace affinity_test {
+namespace aperture_test {
 namespace {
 
 // A bad affinity config reaches the application as a call error that names
@@ -387,9 +386,10 @@ TEST(AffinityConfig, BadConfigsFailCallsWithTheFieldName) {
   int n = 0;
   for (const auto& c : cases) {
     TestChannel channel("bad-config-" + std::to_string(n++), "");
-    channel.SetAddressesAndConfig(all, ServiceConfig(c.first));
+    channel.SetAddresses(all, Config(c.first));
     grpc::Status status;
-    EXPECT_EQ(channel.Call(kHeader, "u1", &status, 2000), "") << c.first;
+    EXPECT_EQ(channel.CallServedBy(kHeader, "u1", &status, 2000), "")
+        << c.first;
     EXPECT_NE(status.error_message().find("field:" + c.second + " "),
               std::string::npos)
         << c.first << " -> " << status.error_message();
@@ -397,4 +397,4 @@ TEST(AffinityConfig, BadConfigsFailCallsWithTheFieldName) {
 }
 
 }  // namespace
-}  // namespace affinity_test
+}  // namespace aperture_test
