@@ -243,10 +243,7 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   }
   ASSERT_NE(victim_view, nullptr);
   std::string victim_address = victim_view->address;
-  Backend* victim = nullptr;
-  for (auto& b : backends) {
-    if (b->address() == victim_address) victim = b.get();
-  }
+  Backend* victim = FindBackend(backends, victim_address);
   ASSERT_NE(victim, nullptr);
 
   // Load runs while the member is stopped; only calls that were on the
@@ -300,10 +297,8 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   uint64_t victim_calls = victim->calls();
   ASSERT_EQ(channel.RunLoad(300, 4), 0);
   EXPECT_EQ(victim->calls(), victim_calls);
-  Backend* added_backend = nullptr;
-  for (auto& b : backends) {
-    if (b->address() == added) added_backend = b.get();
-  }
+  Backend* added_backend = FindBackend(backends, added);
+  ASSERT_NE(added_backend, nullptr);
   EXPECT_GT(added_backend->calls(), 0u);
 
   // Recovery: the aperture narrows back to its members and drops the extra

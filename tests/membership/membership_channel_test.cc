@@ -51,14 +51,6 @@ bool SetAndWait(TestChannel* channel, const std::vector<std::string>& addresses,
   });
 }
 
-Backend* Find(std::vector<std::unique_ptr<Backend>>& backends,
-              const std::string& address) {
-  for (auto& b : backends) {
-    if (b->address() == address) return b.get();
-  }
-  return nullptr;
-}
-
 // A member restarts at the same address and the resolver drops it and
 // brings it back within the grace: no subchannel is created or destroyed,
 // the ring is not rebuilt, the member keeps its slot (and its counters) but
@@ -82,7 +74,7 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(channel.Call().ok());
   s0 = Snap(channel.target());
   const std::string victim_address = members[0];
-  Backend* victim = Find(backends, victim_address);
+  Backend* victim = FindBackend(backends, victim_address);
   ASSERT_NE(victim, nullptr);
   const uint64_t victim_picks = s0.Find(victim_address)->picks;
   ASSERT_GT(victim_picks, 0u);
@@ -168,8 +160,10 @@ TEST(DebouncedMembership, WideningCoversADrainingMember) {
     StateView v;
     return Snapshot(channel.target(), &v) && v.Find(added)->connectivity == 2;
   }));
-  Backend* victim = Find(backends, victim_address);
-  Backend* extra = Find(backends, added);
+  Backend* victim = FindBackend(backends, victim_address);
+  Backend* extra = FindBackend(backends, added);
+  ASSERT_NE(victim, nullptr);
+  ASSERT_NE(extra, nullptr);
   victim->ResetCalls();
   for (int i = 0; i < 300; ++i) ASSERT_TRUE(channel.Call().ok());
   EXPECT_EQ(victim->calls(), 0u);
@@ -202,7 +196,8 @@ TEST(DebouncedMembership, GonePastGraceIsRemoved) {
   StateView s0 = Snap(channel.target());
   ASSERT_EQ(s0.rebuilds, 1u);
   const std::string gone = all[2];
-  Backend* gone_backend = Find(backends, gone);
+  Backend* gone_backend = FindBackend(backends, gone);
+  ASSERT_NE(gone_backend, nullptr);
 
   ASSERT_TRUE(SetAndWait(&channel, Without(all, gone), [&](const StateView& v) {
     return IsDraining(v) && v.Find(gone) != nullptr;
@@ -305,7 +300,7 @@ TEST(DebouncedMembership, DrainingMemberReadyAgainAsksTheResolver) {
   channel.SetAddresses(all);
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), all.size()));
   const std::string victim_address = all[1];
-  Backend* victim = Find(backends, victim_address);
+  Backend* victim = FindBackend(backends, victim_address);
   ASSERT_NE(victim, nullptr);
   StateView s0 = Snap(channel.target());
 
