@@ -32,9 +32,7 @@ std::string StickyConfig(const std::string& extra = "") {
 }
 
 bool WaitReady(const TestChannel& channel, const std::vector<std::string>& want) {
-  return WaitFor([&] {
-    StateView v;
-    if (!Snapshot(channel.target(), &v)) return false;
+  return WaitForState(channel.target(), [&](const StateView& v) {
     for (const auto& a : want)
       if (!v.MemberReady(a)) return false;
     return true;
@@ -89,9 +87,8 @@ TEST(StickyAffinity, KeysStickAcrossJoinsAndMoveOnlyWhenTheirBackendDies) {
   Backend* dead = FindBackend(backends, home);
   ASSERT_NE(dead, nullptr);
   dead->Stop();
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && !v.MemberReady(home);
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return !v.MemberReady(home);
   }));
   std::string new_home = CallUntilServed(channel, "u1");
   ASSERT_FALSE(new_home.empty());
@@ -126,9 +123,8 @@ TEST(StickyAffinity, KeyMovesWhenItsBackendLeavesTheAddressList) {
   for (const auto& a : all)
     if (a != leaving) rest.push_back(a);
   channel.SetAddresses(rest);
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && !v.IsMember(leaving);
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return !v.IsMember(leaving);
   }));
   for (const auto& kv : home) {
     std::string now = CallUntilServed(channel, kv.first);
@@ -322,9 +318,8 @@ TEST(HashAffinity, KeysOfADeadMemberGoToTheNextPointOthersStay) {
   const auto keys = Keys(600);
   auto before = ServedOwners(channel, keys);
   backends[1]->Stop();
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && !v.MemberReady(all[1]);
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return !v.MemberReady(all[1]);
   }));
   // One call may race the picker update; let the next one through.
   CallUntilServed(channel, "warm-up");

@@ -404,6 +404,17 @@ bool WaitFor(const std::function<bool()>& condition, int timeout_ms) {
   return condition();
 }
 
+bool WaitForState(const std::string& filter,
+                  const std::function<bool(const StateView&)>& condition,
+                  int timeout_ms) {
+  return WaitFor(
+      [&] {
+        StateView s;
+        return Snapshot(filter, &s) && condition(s);
+      },
+      timeout_ms);
+}
+
 std::map<std::string, double> ExpectedMembers(
     const std::vector<std::string>& addresses, const ap_subset_params& params,
     const std::vector<double>* weights) {
@@ -461,9 +472,7 @@ std::string Config(const std::string& aperture_json) {
 }
 
 bool WaitAllMembersReady(const std::string& target, size_t members) {
-  return WaitFor([&] {
-    StateView s;
-    if (!Snapshot(target, &s)) return false;
+  return WaitForState(target, [&](const StateView& s) {
     size_t ready = 0, in = 0;
     for (const auto& e : s.endpoints) {
       if (!e.in_aperture) continue;

@@ -133,6 +133,12 @@ bool Snapshot(const std::string& filter, StateView* out);
 // Polls `condition` every 10 ms for up to `timeout_ms`.
 bool WaitFor(const std::function<bool()>& condition, int timeout_ms = 10000);
 
+// Polls the snapshot of the single live policy whose target contains
+// `filter` until `condition` holds for it (as WaitFor).
+bool WaitForState(const std::string& filter,
+                  const std::function<bool(const StateView&)>& condition,
+                  int timeout_ms = 10000);
+
 // Starts n backends on ephemeral 127.0.0.1 ports.
 std::vector<std::unique_ptr<Backend>> StartBackends(int n);
 

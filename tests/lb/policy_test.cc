@@ -150,10 +150,8 @@ TEST(AperturePolicy, UpdatesMoveOnlyTheDelta) {
     EXPECT_TRUE(Snapshot(channel.target(), &s0));
     channel.SetAddresses(next);
     auto next_members = MemberSet(ExpectedMembers(next, params));
-    EXPECT_TRUE(WaitFor([&] {
-      StateView s;
-      return Snapshot(channel.target(), &s) &&
-             s.resolver_updates > s0.resolver_updates;
+    EXPECT_TRUE(WaitForState(channel.target(), [&](const StateView& s) {
+      return s.resolver_updates > s0.resolver_updates;
     }));
     StateView s1;
     EXPECT_TRUE(Snapshot(channel.target(), &s1));
@@ -277,9 +275,8 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
 
   // Once the policy sees it failed, it widens by one and the victim gets
   // nothing more.
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.widened >= 1 &&
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.widened >= 1 &&
            v.Find(victim_address)->connectivity != 2;
   }));
   ASSERT_TRUE(Snapshot(channel.target(), &s));
@@ -290,9 +287,8 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   }
   ASSERT_FALSE(added.empty());
   EXPECT_EQ(members.count(added), 0u);
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.Find(added)->connectivity == 2;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.Find(added)->connectivity == 2;
   }));
   uint64_t victim_calls = victim->calls();
   ASSERT_EQ(channel.RunLoad(300, 4), 0);
@@ -304,9 +300,8 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   // Recovery: the aperture narrows back to its members and drops the extra
   // subchannel.
   victim->Restart();
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.widened == 0 &&
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.widened == 0 &&
            v.Find(victim_address)->connectivity == 2 &&
            !v.Find(added)->in_aperture;
   }, 30000));

@@ -45,10 +45,7 @@ bool IsDraining(const StateView& s) {
 bool SetAndWait(TestChannel* channel, const std::vector<std::string>& addresses,
                 const std::function<bool(const StateView&)>& done) {
   channel->SetAddresses(addresses);
-  return WaitFor([&] {
-    StateView s;
-    return Snapshot(channel->target(), &s) && done(s);
-  });
+  return WaitForState(channel->target(), done);
 }
 
 // A member restarts at the same address and the resolver drops it and
@@ -100,9 +97,8 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   ASSERT_TRUE(SetAndWait(&channel, all, [](const StateView& v) {
     return !IsDraining(v);
   }));
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && !IsDraining(v) &&
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return !IsDraining(v) &&
            v.Find(victim_address)->connectivity == 2;
   }, 30000));
   victim->ResetCalls();
@@ -156,9 +152,8 @@ TEST(DebouncedMembership, WideningCoversADrainingMember) {
   // Only the widened endpoint got a new subchannel; nothing was destroyed.
   EXPECT_EQ(away.subchannels_created, s0.subchannels_created + 1);
   EXPECT_EQ(away.subchannels_destroyed, s0.subchannels_destroyed);
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.Find(added)->connectivity == 2;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.Find(added)->connectivity == 2;
   }));
   Backend* victim = FindBackend(backends, victim_address);
   Backend* extra = FindBackend(backends, added);
@@ -204,9 +199,8 @@ TEST(DebouncedMembership, GonePastGraceIsRemoved) {
   }));
   EXPECT_EQ(Snap(channel.target()).subchannels_destroyed, 0u);
   // No further resolver update: only the policy's timer can remove it.
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.Find(gone) == nullptr;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.Find(gone) == nullptr;
   }));
   StateView after = Snap(channel.target());
   EXPECT_EQ(after.resolver_updates, s0.resolver_updates + 1);
@@ -263,19 +257,16 @@ TEST(DebouncedMembership, BurstWithinCoalesceWindowIsOneRebuild) {
     if (k == kBurst) std::reverse(next.begin(), next.end());
     channel.SetAddresses(next);
   }
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) &&
-           v.resolver_updates == s0.resolver_updates + kBurst;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.resolver_updates == s0.resolver_updates + kBurst;
   }));
   StateView held = Snap(channel.target());
   EXPECT_EQ(held.rebuilds, 1u) << "an update inside the window was applied";
   EXPECT_EQ(held.endpoints.size(), 5u);
 
   // The window ends: one rebuild with the latest list.
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.endpoints.size() == 10u;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.endpoints.size() == 10u;
   }, 20000));
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), 10));
   StateView after = Snap(channel.target());
@@ -306,19 +297,16 @@ TEST(DebouncedMembership, DrainingMemberReadyAgainAsksTheResolver) {
 
   victim->Stop();
   ASSERT_TRUE(SetAndWait(&channel, Without(all, victim_address), IsDraining));
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) &&
-           v.Find(victim_address)->connectivity != 2;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.Find(victim_address)->connectivity != 2;
   }));
   // From now on a re-resolution answers with the full list; no update is
   // pushed. (Set before the restart: an attempt failing in between may
   // also ask, which restores the slot just the same.)
   channel.SetReresolutionAddresses(all);
   victim->Restart();
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && !IsDraining(v) &&
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return !IsDraining(v) &&
            v.Find(victim_address)->connectivity == 2;
   }, 30000)) << "the restarted member is still draining";
   victim->ResetCalls();
@@ -344,9 +332,8 @@ TEST(Reresolution, IntervalPicksUpAChangedAnswer) {
   channel.SetAddresses(first);
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), 3));
   channel.SetReresolutionAddresses(all);
-  ASSERT_TRUE(WaitFor([&] {
-    StateView v;
-    return Snapshot(channel.target(), &v) && v.Members().size() == 4u;
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
+    return v.Members().size() == 4u;
   })) << "no re-resolution within 10 s at a 200 ms interval";
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), 4));
   backends[3]->ResetCalls();
