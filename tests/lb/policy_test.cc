@@ -276,8 +276,7 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   // Once the policy sees it failed, it widens by one and the victim gets
   // nothing more.
   ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
-    return v.widened >= 1 &&
-           v.Find(victim_address)->connectivity != 2;
+    return v.widened >= 1 && v.Find(victim_address)->connectivity != 2;
   }));
   ASSERT_TRUE(Snapshot(channel.target(), &s));
   EXPECT_GE(s.widenings, 1u);

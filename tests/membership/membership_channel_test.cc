@@ -48,6 +48,23 @@ bool SetAndWait(TestChannel* channel, const std::vector<std::string>& addresses,
   return WaitForState(channel->target(), done);
 }
 
+// Sets `addresses`, takes the aperture's members once it has any and waits
+// until all of them are READY. Returns the members; empty when either wait
+// timed out.
+std::vector<std::string> SetAndWaitMembersReady(
+    TestChannel* channel, const std::vector<std::string>& addresses) {
+  channel->SetAddresses(addresses);
+  StateView s;
+  if (!WaitFor([&] {
+        return Snapshot(channel->target(), &s) && !s.Members().empty();
+      })) {
+    return {};
+  }
+  std::vector<std::string> members = s.Members();
+  if (!WaitAllMembersReady(channel->target(), members.size())) return {};
+  return members;
+}
+
 // A member restarts at the same address and the resolver drops it and
 // brings it back within the grace: no subchannel is created or destroyed,
 // the ring is not rebuilt, the member keeps its slot (and its counters) but
@@ -59,17 +76,11 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   TestChannel channel("grace-restart", Config(
       "{\"peerIndex\":0,\"peerCount\":2,\"minAperture\":3,"
       "\"eagerConnect\":true,\"minReady\":1,\"removalGraceMs\":600000}"));
-  channel.SetAddresses(all);
-  StateView s0;
-  ASSERT_TRUE(WaitFor([&] {
-    return Snapshot(channel.target(), &s0) && !s0.Members().empty();
-  }));
-  const std::vector<std::string> members = s0.Members();
+  const auto members = SetAndWaitMembersReady(&channel, all);
   ASSERT_GE(members.size(), 2u);
   ASSERT_LT(members.size(), all.size());
-  ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(channel.Call().ok());
-  s0 = Snap(channel.target());
+  StateView s0 = Snap(channel.target());
   const std::string victim_address = members[0];
   Backend* victim = FindBackend(backends, victim_address);
   ASSERT_NE(victim, nullptr);
@@ -98,8 +109,7 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
     return !IsDraining(v);
   }));
   ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
-    return !IsDraining(v) &&
-           v.Find(victim_address)->connectivity == 2;
+    return !IsDraining(v) && v.Find(victim_address)->connectivity == 2;
   }, 30000));
   victim->ResetCalls();
   ASSERT_TRUE(WaitFor([&] {
@@ -126,15 +136,9 @@ TEST(DebouncedMembership, WideningCoversADrainingMember) {
   TestChannel channel("grace-widen", Config(
       "{\"peerIndex\":0,\"peerCount\":2,\"minAperture\":3,"
       "\"minReady\":4,\"eagerConnect\":true,\"removalGraceMs\":600000}"));
-  channel.SetAddresses(all);
-  StateView s0;
-  ASSERT_TRUE(WaitFor([&] {
-    return Snapshot(channel.target(), &s0) && !s0.Members().empty();
-  }));
-  const std::vector<std::string> members = s0.Members();
+  const auto members = SetAndWaitMembersReady(&channel, all);
   ASSERT_EQ(members.size(), 4u);
-  ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
-  s0 = Snap(channel.target());
+  StateView s0 = Snap(channel.target());
   ASSERT_EQ(s0.widened, 0u);
   const std::string victim_address = members[1];
 
@@ -306,8 +310,7 @@ TEST(DebouncedMembership, DrainingMemberReadyAgainAsksTheResolver) {
   channel.SetReresolutionAddresses(all);
   victim->Restart();
   ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
-    return !IsDraining(v) &&
-           v.Find(victim_address)->connectivity == 2;
+    return !IsDraining(v) && v.Find(victim_address)->connectivity == 2;
   }, 30000)) << "the restarted member is still draining";
   victim->ResetCalls();
   ASSERT_TRUE(WaitFor([&] {
