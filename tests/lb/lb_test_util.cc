@@ -197,7 +197,7 @@ int ServerConnectionCount(int port) {
 // ---------------------------------------------------------------- channel
 
 TestChannel::TestChannel(const std::string& name,
-                         const std::string& service_config)
+                         const std::string& service_config, bool retries)
     : target_("fake:///" + name),
       generator_(
           grpc_core::MakeRefCounted<grpc_core::FakeResolverResponseGenerator>()) {
@@ -208,6 +208,7 @@ TestChannel::TestChannel(const std::string& name,
   if (!service_config.empty()) args.SetServiceConfigJSON(service_config);
   // Each channel its own subchannels, so connection counts are per channel.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!retries) args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   channel_ = grpc::CreateCustomChannel(
       target_, grpc::InsecureChannelCredentials(), args);
   stub_ = std::make_unique<grpc::GenericStub>(channel_);

@@ -67,7 +67,10 @@ class TestChannel {
  public:
   // `name` makes the target "fake:///<name>" (the registry filter);
   // `service_config` is the channel's default config ("" for none).
-  TestChannel(const std::string& name, const std::string& service_config);
+  // `retries` false turns gRPC's retries off, transparent ones included, so
+  // every call is exactly one attempt (one pick, one tracked result).
+  TestChannel(const std::string& name, const std::string& service_config,
+              bool retries = true);
   // A resolver result; with a non-empty `service_config` the result carries
   // it, as DNS TXT records or xDS would.
   void SetAddresses(const std::vector<std::string>& addresses,

@@ -221,11 +221,14 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   auto addresses = Addresses(backends);
   const ap_subset_params params = Params(AP_MODE_CONTINUOUS, 0, 5, 3);
   auto members = MemberSet(ExpectedMembers(addresses, params));
-  // minReady = every member: losing one widens by one.
+  // minReady = every member: losing one widens by one. No retries: a call
+  // attempt that fails on the stopped member would otherwise be retried
+  // transparently elsewhere, counted as a failure by the policy but not by
+  // the caller.
   TestChannel channel("widen", Config(
       "{\"mode\":\"continuous\",\"peerIndex\":0,\"peerCount\":5,\"minAperture\":3,"
       "\"eagerConnect\":true,\"minReady\":" +
-      std::to_string(members.size()) + "}"));
+      std::to_string(members.size()) + "}"), /*retries=*/false);
   channel.SetAddresses(addresses);
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
   StateView s;
