@@ -160,6 +160,17 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       present) {
     s.update_coalesce_ms = v;
   }
+  if (ReadUint(obj, "reresolutionIntervalMs", 0, AP_MEMBERSHIP_MAX_MS, &v,
+               &present, &errors) &&
+      present) {
+    if (v != 0 && v < kMinReresolutionIntervalMs) {
+      errors.Add("reresolutionIntervalMs",
+                 absl::StrCat("must be 0 (off) or at least ",
+                              kMinReresolutionIntervalMs, ", got ", v));
+    } else {
+      s.reresolution_interval_ms = v;
+    }
+  }
   auto eager = obj.find("eagerConnect");
   if (eager != obj.end()) {
     if (eager->second.type() == Json::Type::JSON_TRUE) {

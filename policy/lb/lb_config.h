@@ -22,6 +22,8 @@ namespace aperture_lb {
 constexpr absl::string_view kPolicyName = "aperture";
 constexpr uint32_t kDefaultChoiceCount = 2;
 constexpr uint32_t kMaxChoiceCount = 10;
+// Below this a periodic re-resolution would flood the resolver.
+constexpr uint64_t kMinReresolutionIntervalMs = 100;
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {
@@ -45,6 +47,10 @@ struct ApertureSettings {
   // the window in which updates after a ring rebuild are coalesced.
   uint64_t removal_grace_ms = 0;
   uint64_t update_coalesce_ms = 0;
+  // How often to ask the resolver again (0: only on failures, gRPC's
+  // default). gRPC's DNS resolver never polls, and aperture's clients must
+  // agree on the membership, so DNS-fed fleets set this.
+  uint64_t reresolution_interval_ms = 0;
 };
 
 // Validates `json` (the value of the "aperture" key). Unknown fields are

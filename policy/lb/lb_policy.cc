@@ -102,6 +102,9 @@ class AperturePolicy : public LoadBalancingPolicy {
   absl::Status ApplyMembershipLocked(const char* reason);
   void ScheduleMembershipTimerLocked();
   void OnMembershipTimerLocked();
+  void ScheduleReresolutionTimerLocked();
+  void OnReresolutionTimerLocked();
+  bool IsDrainingLocked(const std::string& address) const;
   void RecomputeApertureLocked(const char* reason);
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
@@ -137,6 +140,10 @@ class AperturePolicy : public LoadBalancingPolicy {
   // fires at its next deadline (grace expiry, end of a coalescing window).
   Membership membership_;
   grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
+  // Periodic re-resolution (reresolutionIntervalMs), and the interval the
+  // running timer was started with.
+  grpc_core::OrphanablePtr<SerializedTimer> reresolution_timer_;
+  uint64_t reresolution_interval_ms_ = 0;
   bool active_ = false;      // connections requested
   bool ever_ready_ = false;  // a READY picker was published
   bool syncing_ = false;
@@ -252,6 +259,7 @@ void AperturePolicy::ShutdownLocked() {
   APERTURE_TRACE("[aperture %p] shutting down", this);
   shutdown_ = true;
   membership_timer_.reset();
+  reresolution_timer_.reset();
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
@@ -307,6 +315,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   const ApertureSettings& settings = config_->settings();
   if (settings.eager_connect) active_ = true;
   affinity_.Configure(settings.affinity);
+  ScheduleReresolutionTimerLocked();
 
   if (!args.addresses.ok()) {
     std::string msg = absl::StrCat("aperture: resolver error: ",
@@ -401,6 +410,42 @@ void AperturePolicy::OnMembershipTimerLocked() {
     ApplyMembershipLocked("membership deadline").IgnoreError();
   }
   ScheduleMembershipTimerLocked();
+}
+
+// Keeps one timer running while reresolutionIntervalMs is set; a changed
+// interval starts over with the new one.
+void AperturePolicy::ScheduleReresolutionTimerLocked() {
+  const uint64_t interval = config_->settings().reresolution_interval_ms;
+  if (shutdown_ || interval == 0) {
+    reresolution_timer_.reset();
+    reresolution_interval_ms_ = 0;
+    return;
+  }
+  if (reresolution_timer_ != nullptr && reresolution_interval_ms_ == interval) {
+    return;
+  }
+  reresolution_interval_ms_ = interval;
+  reresolution_timer_ = grpc_core::MakeOrphanable<SerializedTimer>(
+      work_serializer(), MonotonicNowMs() + interval,
+      [self = Ref(DEBUG_LOCATION, "ReresolutionTimer")]() {
+        static_cast<AperturePolicy*>(self.get())->OnReresolutionTimerLocked();
+      });
+}
+
+void AperturePolicy::OnReresolutionTimerLocked() {
+  reresolution_timer_.reset();
+  if (shutdown_) return;
+  // gRPC's resolvers rate-limit these requests themselves (c-ares:
+  // grpc.dns_min_time_between_resolutions_ms).
+  channel_control_helper()->RequestReresolution();
+  ScheduleReresolutionTimerLocked();
+}
+
+bool AperturePolicy::IsDrainingLocked(const std::string& address) const {
+  for (size_t i = 0; i < addresses_.size() && i < draining_.size(); ++i) {
+    if (draining_[i] && addresses_[i] == address) return true;
+  }
+  return false;
 }
 
 // Builds the ring and the aperture from the effective membership (draining
@@ -632,6 +677,14 @@ void AperturePolicy::OnEndpointStateChangeLocked(
   // gRPC's round_robin does.
   if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
       (state == GRPC_CHANNEL_IDLE && old_state == GRPC_CHANNEL_READY)) {
+    channel_control_helper()->RequestReresolution();
+  }
+  // A draining address that accepts connections again has most likely
+  // restarted; the resolver does not poll, so ask it now, or the slot would
+  // stay unpickable until its grace runs out and then be removed.
+  if (state == GRPC_CHANNEL_READY && IsDrainingLocked(endpoint->address())) {
+    APERTURE_TRACE("[aperture %p] draining %s is READY again: re-resolving",
+                   this, endpoint->address().c_str());
     channel_control_helper()->RequestReresolution();
   }
   if (state == GRPC_CHANNEL_IDLE && active_) {

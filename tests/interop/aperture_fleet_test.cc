@@ -230,7 +230,12 @@ namespace {
 TEST(ApertureFleetRestartTest, RestartWithinTheGraceChangesNoSession) {
   std::string dir = TempDir("aperture_restart");
   Json report =
-      RunFleet({"--scenario", "restart", "--modes", "smooth", "--grace-ms", "5000"}, dir);
+      RunFleet({"--scenario", "restart", "--modes", "smooth", "--grace-ms", "5000",
+                // 6 s, not the default 4: s1 is stopped at 1.5 s, back 1 s
+                // later and measured 1.5 s after that, with room left for a
+                // slow machine's process starts
+                "--duration-s", "6"},
+               dir);
   ASSERT_TRUE(report);
   const json_value *run = FindRun(report.get(), "smooth");
   ASSERT_NE(nullptr, run);

@@ -210,9 +210,10 @@ TestChannel::TestChannel(const std::string& name,
   channel_->GetState(/*try_to_connect=*/true);
 }
 
-void TestChannel::SetAddresses(const std::vector<std::string>& addresses,
-                               const std::string& service_config) {
-  grpc_core::ExecCtx exec_ctx;
+namespace {
+
+grpc_core::Resolver::Result ResultOf(const std::vector<std::string>& addresses,
+                                     const std::string& service_config) {
   grpc_core::ServerAddressList list;
   for (const std::string& a : addresses) {
     auto sockaddr = grpc_core::StringToSockaddr(a);
@@ -225,7 +226,21 @@ void TestChannel::SetAddresses(const std::vector<std::string>& addresses,
     result.service_config = grpc_core::ServiceConfigImpl::Create(
         grpc_core::ChannelArgs(), service_config);
   }
-  generator_->SetResponse(std::move(result));
+  return result;
+}
+
+}  // namespace
+
+void TestChannel::SetAddresses(const std::vector<std::string>& addresses,
+                               const std::string& service_config) {
+  grpc_core::ExecCtx exec_ctx;
+  generator_->SetResponse(ResultOf(addresses, service_config));
+}
+
+void TestChannel::SetReresolutionAddresses(
+    const std::vector<std::string>& addresses) {
+  grpc_core::ExecCtx exec_ctx;
+  generator_->SetReresolutionResponse(ResultOf(addresses, ""));
 }
 
 void TestChannel::SetResolverError(const std::string& message) {
@@ -259,14 +274,14 @@ grpc::Status TestChannel::Call(int timeout_ms) {
 
 int TestChannel::RunLoad(int count, int concurrency,
                          std::map<int, int>* failures_by_code,
-                         std::string* first_error) {
+                         std::string* first_error, int call_timeout_ms) {
   std::atomic<int> next{0}, failures{0};
   std::mutex mu;
   std::vector<std::thread> threads;
   for (int t = 0; t < concurrency; ++t) {
     threads.emplace_back([&] {
       while (next.fetch_add(1) < count) {
-        grpc::Status s = Call();
+        grpc::Status s = Call(call_timeout_ms);
         if (!s.ok()) {
           failures.fetch_add(1);
           std::lock_guard<std::mutex> lock(mu);

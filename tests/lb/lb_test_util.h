@@ -67,13 +67,17 @@ class TestChannel {
   // it, as DNS TXT records or xDS would.
   void SetAddresses(const std::vector<std::string>& addresses,
                     const std::string& service_config = "");
+  // What the resolver answers from now on when the policy asks it again
+  // (RequestReresolution); nothing is sent until it asks.
+  void SetReresolutionAddresses(const std::vector<std::string>& addresses);
   void SetResolverError(const std::string& message);
   grpc::Status Call(int timeout_ms = 5000);
-  // `count` calls with up to `concurrency` in flight; returns failures and
-  // fills `failures_by_code` when given.
+  // `count` calls with up to `concurrency` in flight, each with a deadline
+  // of `call_timeout_ms`; returns failures and fills `failures_by_code`
+  // when given.
   int RunLoad(int count, int concurrency,
               std::map<int, int>* failures_by_code = nullptr,
-              std::string* first_error = nullptr);
+              std::string* first_error = nullptr, int call_timeout_ms = 5000);
   const std::string& target() const { return target_; }
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
 

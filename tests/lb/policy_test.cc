@@ -257,17 +257,24 @@ TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
     victim->Stop();
     stopped = true;
   });
+  // A 30 s deadline per call: a call must not fail on a surviving member
+  // because a loaded machine stalled it past the default 5 s.
   std::string error;
-  int failures = channel.RunLoad(600, 4, nullptr, &error);
+  std::map<int, int> codes;
+  int failures = channel.RunLoad(600, 4, &codes, &error, 30000);
   killer.join();
   ASSERT_TRUE(stopped.load());
+  std::string code_list;
+  for (const auto& kv : codes) {
+    code_list += " code " + std::to_string(kv.first) + " x" + std::to_string(kv.second);
+  }
   StateView after_kill;
   ASSERT_TRUE(Snapshot(channel.target(), &after_kill));
   for (const auto& e : after_kill.endpoints) {
     if (e.address == victim_address) {
-      EXPECT_EQ(e.failures, static_cast<uint64_t>(failures)) << error;
+      EXPECT_EQ(e.failures, static_cast<uint64_t>(failures)) << error << code_list;
     } else {
-      EXPECT_EQ(e.failures, 0u) << e.address;
+      EXPECT_EQ(e.failures, 0u) << e.address << ":" << code_list << " " << error;
     }
   }
 

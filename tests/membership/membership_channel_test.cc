@@ -292,6 +292,74 @@ TEST(DebouncedMembership, BurstWithinCoalesceWindowIsOneRebuild) {
   for (const auto& b : backends) EXPECT_GT(b->calls(), 0u) << b->address();
 }
 
+// The restart happens as with DNS: the resolver's answer only has the
+// address again when the policy asks, and nothing asks while every live
+// member is READY. The draining member's subchannel coming back READY makes
+// the policy ask, so the slot is restored long before its grace runs out.
+TEST(DebouncedMembership, DrainingMemberReadyAgainAsksTheResolver) {
+  auto backends = StartBackends(4);
+  auto all = Addresses(backends);
+  TestChannel channel("grace-ready-again", Config(
+      "{\"mode\":\"mesh\",\"eagerConnect\":true,\"minReady\":1,"
+      "\"removalGraceMs\":600000}"));
+  channel.SetAddresses(all);
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), all.size()));
+  const std::string victim_address = all[1];
+  Backend* victim = Find(backends, victim_address);
+  ASSERT_NE(victim, nullptr);
+  StateView s0 = Snap(channel.target());
+
+  victim->Stop();
+  ASSERT_TRUE(SetAndWait(&channel, Without(all, victim_address), IsDraining));
+  ASSERT_TRUE(WaitFor([&] {
+    StateView v;
+    return Snapshot(channel.target(), &v) &&
+           v.Find(victim_address)->connectivity != 2;
+  }));
+  // From now on a re-resolution answers with the full list; no update is
+  // pushed. (Set before the restart: an attempt failing in between may
+  // also ask, which restores the slot just the same.)
+  channel.SetReresolutionAddresses(all);
+  victim->Restart();
+  ASSERT_TRUE(WaitFor([&] {
+    StateView v;
+    return Snapshot(channel.target(), &v) && !IsDraining(v) &&
+           v.Find(victim_address)->connectivity == 2;
+  }, 30000)) << "the restarted member is still draining";
+  victim->ResetCalls();
+  ASSERT_TRUE(WaitFor([&] {
+    return channel.Call().ok() && victim->calls() > 0;
+  }));
+  StateView back = Snap(channel.target());
+  EXPECT_EQ(back.rebuilds, s0.rebuilds);
+  EXPECT_EQ(back.subchannels_created, s0.subchannels_created);
+  EXPECT_EQ(back.subchannels_destroyed, 0u);
+}
+
+// gRPC's DNS resolver never polls: with reresolutionIntervalMs the policy
+// asks on its own, so a changed answer arrives while every member is
+// healthy (nothing else would ask).
+TEST(Reresolution, IntervalPicksUpAChangedAnswer) {
+  auto backends = StartBackends(4);
+  auto all = Addresses(backends);
+  std::vector<std::string> first(all.begin(), all.begin() + 3);
+  TestChannel channel("reresolve-interval", Config(
+      "{\"mode\":\"mesh\",\"eagerConnect\":true,"
+      "\"reresolutionIntervalMs\":200}"));
+  channel.SetAddresses(first);
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), 3));
+  channel.SetReresolutionAddresses(all);
+  ASSERT_TRUE(WaitFor([&] {
+    StateView v;
+    return Snapshot(channel.target(), &v) && v.Members().size() == 4u;
+  })) << "no re-resolution within 10 s at a 200 ms interval";
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), 4));
+  backends[3]->ResetCalls();
+  ASSERT_TRUE(WaitFor([&] {
+    return channel.Call().ok() && backends[3]->calls() > 0;
+  }));
+}
+
 void ExpectFieldError(const std::string& json, const std::string& field) {
   absl::Status s = ParseThroughRegistry(json);
   EXPECT_FALSE(s.ok()) << json;
@@ -312,6 +380,14 @@ TEST(DebouncedMembershipConfig, FieldsAreValidatedByName) {
   ExpectFieldError("{\"updateCoalesceMs\":-3}", "updateCoalesceMs");
   ExpectFieldError("{\"updateCoalesceMs\":true}", "updateCoalesceMs");
   ExpectFieldError("{\"updateCoalesceMs\":1e9}", "updateCoalesceMs");
+  EXPECT_TRUE(ParseThroughRegistry("{\"reresolutionIntervalMs\":0}").ok());
+  EXPECT_TRUE(ParseThroughRegistry("{\"reresolutionIntervalMs\":100}").ok());
+  ExpectFieldError("{\"reresolutionIntervalMs\":99}", "reresolutionIntervalMs");
+  ExpectFieldError("{\"reresolutionIntervalMs\":-1}", "reresolutionIntervalMs");
+  ExpectFieldError("{\"reresolutionIntervalMs\":\"1s\"}",
+                   "reresolutionIntervalMs");
+  ExpectFieldError("{\"reresolutionIntervalMs\":86400001}",
+                   "reresolutionIntervalMs");
   absl::Status both = ParseThroughRegistry(
       "{\"removalGraceMs\":-1,\"updateCoalesceMs\":-1}");
   EXPECT_NE(std::string(both.message()).find("field:removalGraceMs"),
