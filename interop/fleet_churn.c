@@ -36,6 +36,7 @@
 #define REMOVED 1                /* s1 leaves and comes back */
 #define SETTLE_TIMEOUT_MS 20000  /* generous: a slow machine settles in ~1 s */
 #define POLL_MS 100
+#define TRAFFIC_MS 500           /* calls flow this long on a settled fleet before each change */
 
 typedef struct churn_mode {
   char name[32];
@@ -426,6 +427,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
     return;
   }
 
+  sleep_ms(TRAFFIC_MS);
   /* Removal: s1 leaves the answer first; aperture clients re-resolve on
    * their own and drop it, then it stops holding no connection.
    * round_robin: stopping it is what makes its clients re-resolve. */
@@ -455,6 +457,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
              "connection closes); addition not measured: nothing makes round_robin re-resolve");
   }
 
+  sleep_ms(TRAFFIC_MS);
   /* Addition: s1 starts again at its address, then rejoins the answer. */
   snapshot(pf, &c1);
   c1.opened[REMOVED] = 0;
@@ -476,6 +479,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
     for (int i = 0; i < pf->pt.servers; i++) row->addition.changed += moved(&c1, &c2, i);
     row->addition.optimum = c2.current[REMOVED];
   }
+  sleep_ms(TRAFFIC_MS);
   stop_clients(&mc, row);
 
   /* Every connection closed before the next mode starts. */

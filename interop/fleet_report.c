@@ -106,16 +106,18 @@ static void spread_json(FILE *f, const char *name, const fleet_spread *s) {
 
 static double pct(long part, long whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
+/* "measured (share) | predicted (share) | optimum measured/predicted" */
 static void churn_step_cells(FILE *f, const fleet_churn_step *st) {
   if (!st->measured) {
-    fprintf(f, " %15s", "not measured");
+    fprintf(f, " %14s", "not measured");
   } else {
-    fprintf(f, " %4ld %6.1f%%%s", st->changed, pct(st->changed, st->sessions_before),
-            st->settled ? "    " : " (!)");
+    fprintf(f, " %3ld %6.1f%%%s", st->changed, pct(st->changed, st->sessions_before),
+            st->settled ? "   " : "(!)");
   }
-  fprintf(f, " %4ld %6.1f%% %4ld %6.1f%% |", st->predicted_changed,
-          pct(st->predicted_changed, st->predicted_before), st->predicted_optimum,
-          pct(st->predicted_optimum, st->predicted_before));
+  fprintf(f, " %3ld %6.1f%%", st->predicted_changed,
+          pct(st->predicted_changed, st->predicted_before));
+  if (st->measured) fprintf(f, " %3ld/%-3ld |", st->optimum, st->predicted_optimum);
+  else fprintf(f, "   -/%-3ld |", st->predicted_optimum);
 }
 
 /* Worst (largest) share over the rows of `mode`; *at gets its row. */
@@ -152,9 +154,10 @@ void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
           "\nscenario churn-grid: sessions changed (connections closed + opened on all servers) when s1\n"
           "leaves the DNS answer (and stops once no client holds it), then when it comes back;\n"
           "measured on the servers (channelz) beside the core's prediction for the same fleet.\n"
-          "%% = of the sessions before the change; optimum = the removed/added server's sessions.\n\n");
-  fprintf(f, "%4s %3s %2s %-12s %6s | %-45s | %-45s | %s\n", "N", "C", "A", "mode", "before",
-          "removal: measured      predicted      optimum", "addition: measured     predicted      optimum",
+          "%% = of the sessions before the change; optimum = the removed/added server's sessions,\n"
+          "measured/predicted; before = sessions before the removal (measured).\n\n");
+  fprintf(f, "%4s %3s %2s %-12s %6s | %-38s | %-38s | %s\n", "N", "C", "A", "mode", "before",
+          "removal: measured  predicted  optimum", "addition: measured predicted  optimum",
           "calls ok/failed");
   for (int i = 0; i < n; i++) {
     const fleet_churn_row *r = &rows[i];
