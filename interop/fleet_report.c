@@ -197,9 +197,13 @@ void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
   int notes = 0;
   for (int i = 0; i < n; i++) {
     if (rows[i].note[0] == '\0') continue;
+    int repeated = 0; /* the same note for the same mode at another point */
+    for (int j = 0; j < i; j++) {
+      repeated |= strcmp(rows[j].mode, rows[i].mode) == 0 && strcmp(rows[j].note, rows[i].note) == 0;
+    }
+    if (repeated) continue;
     if (!notes++) fprintf(f, "\nnotes:\n");
-    fprintf(f, "  %d:%d:%d %s: %s\n", rows[i].servers, rows[i].clients, rows[i].min_aperture,
-            rows[i].mode, rows[i].note);
+    fprintf(f, "  %s: %s\n", rows[i].mode, rows[i].note);
   }
   fprintf(f, "(!) = the clients had not all settled within the bound when the figures were read.\n");
 }
