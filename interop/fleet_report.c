@@ -205,7 +205,13 @@ void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
     if (!notes++) fprintf(f, "\nnotes:\n");
     fprintf(f, "  %s: %s\n", rows[i].mode, rows[i].note);
   }
-  fprintf(f, "(!) = the clients had not all settled within the bound when the figures were read.\n");
+  for (int i = 0; i < n; i++) {
+    if (rows[i].complete && ((rows[i].removal.measured && !rows[i].removal.settled) ||
+                             (rows[i].addition.measured && !rows[i].addition.settled))) {
+      fprintf(f, "(!) = the clients had not all settled within the bound when the figures were read.\n");
+      break;
+    }
+  }
 }
 
 static void churn_step_json(FILE *f, const char *name, const fleet_churn_step *st) {
