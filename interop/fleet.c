@@ -799,7 +799,9 @@ int main(int argc, char **argv) {
     if (n_runs > 0) fleet_report_table(stdout, runs, n_runs);
     fleet_report_churn_table(stdout, churn_rows, n_churn);
   }
-  if (fleet_report_svg(svg, runs, n_runs) != 0) {
+  if (n_runs == 0) { /* churn-grid alone: nothing to chart */
+    fprintf(rn.json ? stderr : stdout, "logs: %s\n", rn.out_dir);
+  } else if (fleet_report_svg(svg, runs, n_runs) != 0) {
     fprintf(stderr, "fleet: cannot write %s\n", svg);
     failed = 1;
   } else {

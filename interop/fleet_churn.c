@@ -345,7 +345,7 @@ static void stop_clients(mode_clients *mc, fleet_churn_row *row) {
   for (int c = 0; c < mc->n; c++) {
     json_value *v = json_parse_file(mc->summary[c], NULL, 0);
     if (v == NULL) {
-      snprintf(row->error, sizeof(row->error), "client %d wrote no summary", c);
+      if (row->error[0] == '\0') snprintf(row->error, sizeof(row->error), "client %d wrote no summary", c);
       row->complete = 0;
       continue;
     }
