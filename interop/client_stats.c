@@ -25,6 +25,7 @@ struct stats_watcher {
   int remaining;
   int failures;
   peer_table peers;
+  peer_table method_peers[CLIENT_METHODS]; /* rpcs_by_method */
   stats_watcher *next;
 };
 
@@ -62,6 +63,12 @@ static void peer_add(peer_table *t, const char *name) {
   t->n++;
 }
 
+static void watcher_free(stats_watcher *w) {
+  free(w->peers.items);
+  for (int m = 0; m < CLIENT_METHODS; m++) free(w->method_peers[m].items);
+  free(w);
+}
+
 client_stats *client_stats_create(void) {
   client_stats *s = calloc(1, sizeof(*s));
   if (s == NULL) return NULL;
@@ -74,8 +81,7 @@ void client_stats_destroy(client_stats *s) {
   while (s->watchers) {
     stats_watcher *w = s->watchers;
     s->watchers = w->next;
-    free(w->peers.items);
-    free(w);
+    watcher_free(w);
   }
   free(s->peers.items);
   free(s->failed_addresses.items);
@@ -103,8 +109,12 @@ void client_stats_finished(client_stats *s, client_method m, int code, const cha
     w->remaining--;
     /* As in gRPC's interop clients: a call counts for its peer only when
      * it succeeded; otherwise it is a failure. */
-    if (known && code == 0) peer_add(&w->peers, peer);
-    else w->failures++;
+    if (known && code == 0) {
+      peer_add(&w->peers, peer);
+      peer_add(&w->method_peers[m], peer);
+    } else {
+      w->failures++;
+    }
   }
   pthread_mutex_unlock(&s->mu);
 }
@@ -136,6 +146,49 @@ int client_stats_watch_done(client_stats *s, stats_watcher *w) {
   return done;
 }
 
+/* The same counts split by method ("UNARY_CALL", "EMPTY_CALL"), as gRPC's
+ * interop clients report them; methods without a call are left out. */
+static void fill_rpcs_by_method(const stats_watcher *w,
+                                Grpc__Testing__LoadBalancerStatsResponse *out) {
+  typedef Grpc__Testing__LoadBalancerStatsResponse__RpcsByMethodEntry method_entry;
+  typedef Grpc__Testing__LoadBalancerStatsResponse__RpcsByPeer__RpcsByPeerEntry peer_entry;
+  out->rpcs_by_method = calloc(CLIENT_METHODS, sizeof(*out->rpcs_by_method));
+  if (out->rpcs_by_method == NULL) return;
+  for (int m = 0; m < CLIENT_METHODS; m++) {
+    const peer_table *t = &w->method_peers[m];
+    if (t->n == 0) continue;
+    method_entry *e = calloc(1, sizeof(*e));
+    Grpc__Testing__LoadBalancerStatsResponse__RpcsByPeer *by_peer = calloc(1, sizeof(*by_peer));
+    peer_entry **entries = calloc(t->n, sizeof(*entries));
+    char *key = strdup(client_method_name((client_method)m));
+    if (e == NULL || by_peer == NULL || entries == NULL || key == NULL) {
+      free(e);
+      free(by_peer);
+      free(entries);
+      free(key);
+      return;
+    }
+    grpc__testing__load_balancer_stats_response__rpcs_by_method_entry__init(e);
+    grpc__testing__load_balancer_stats_response__rpcs_by_peer__init(by_peer);
+    e->key = key;
+    e->value = by_peer;
+    by_peer->rpcs_by_peer = entries;
+    out->rpcs_by_method[out->n_rpcs_by_method++] = e;
+    for (size_t i = 0; i < t->n; i++) {
+      peer_entry *pe = malloc(sizeof(*pe));
+      if (pe == NULL) return;
+      grpc__testing__load_balancer_stats_response__rpcs_by_peer__rpcs_by_peer_entry__init(pe);
+      pe->key = strdup(t->items[i].name);
+      pe->value = (int32_t)t->items[i].count;
+      if (pe->key == NULL) {
+        free(pe);
+        return;
+      }
+      entries[by_peer->n_rpcs_by_peer++] = pe;
+    }
+  }
+}
+
 void client_stats_unwatch(client_stats *s, stats_watcher *w,
                           Grpc__Testing__LoadBalancerStatsResponse *out) {
   if (s == NULL || w == NULL) return;
@@ -159,9 +212,9 @@ void client_stats_unwatch(client_stats *s, stats_watcher *w,
       e->value = (int32_t)w->peers.items[i].count;
       out->rpcs_by_peer[out->n_rpcs_by_peer++] = e;
     }
+    fill_rpcs_by_method(w, out);
   }
-  free(w->peers.items);
-  free(w);
+  watcher_free(w);
 }
 
 void client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out) {
@@ -173,6 +226,20 @@ void client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out) {
   free(out->rpcs_by_peer);
   out->rpcs_by_peer = NULL;
   out->n_rpcs_by_peer = 0;
+  for (size_t i = 0; i < out->n_rpcs_by_method; i++) {
+    Grpc__Testing__LoadBalancerStatsResponse__RpcsByMethodEntry *e = out->rpcs_by_method[i];
+    for (size_t k = 0; k < e->value->n_rpcs_by_peer; k++) {
+      free(e->value->rpcs_by_peer[k]->key);
+      free(e->value->rpcs_by_peer[k]);
+    }
+    free(e->value->rpcs_by_peer);
+    free(e->value);
+    free(e->key);
+    free(e);
+  }
+  free(out->rpcs_by_method);
+  out->rpcs_by_method = NULL;
+  out->n_rpcs_by_method = 0;
 }
 
 void client_stats_accumulated(client_stats *s,

@@ -273,7 +273,7 @@ static void handle_new_call(call_slot *s) {
     if (slice_eq(md->key, "rpc-behavior")) {
       /* a malformed header keeps what parsed; the call still succeeds */
       (void)rpc_behavior_parse(&b, (const char *)GRPC_SLICE_START_PTR(md->value),
-                               GRPC_SLICE_LENGTH(md->value));
+                               GRPC_SLICE_LENGTH(md->value), st->hostname);
     }
   }
   build_answer(s, &b);

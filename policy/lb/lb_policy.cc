@@ -810,6 +810,8 @@ void AperturePolicy::PublishStateLocked() {
       e.address = addresses_[i];
       e.ring_index = static_cast<uint32_t>(i);
       e.endpoint_weight = ap_ring_weight(ring_, i);
+      e.draining = i < draining_.size() && draining_[i] != 0;
+      state->draining += e.draining ? 1 : 0;
       size_t slot = 0;
       if (ap_aperture_find(members, static_cast<uint32_t>(i), &slot)) {
         const ap_member* m = ap_aperture_member(members, slot);

@@ -38,6 +38,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->logical_aperture = s.logical_aperture;
   out->physical_aperture = s.physical_aperture;
   out->widened = s.widened;
+  out->draining = s.draining;
   snprintf(out->fingerprint, sizeof(out->fingerprint), "%s",
            s.fingerprint.c_str());
   out->resolver_updates = counters_.resolver_updates.load();
@@ -71,6 +72,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     o->pick_weight = e.pick_weight;
     o->in_aperture = e.in_aperture ? 1 : 0;
     o->widened = e.widened ? 1 : 0;
+    o->draining = e.draining ? 1 : 0;
     o->connectivity = e.connectivity;
     if (e.counters != nullptr) {
       int64_t outstanding = e.counters->outstanding.load();

@@ -26,6 +26,7 @@ struct PublishedEndpoint {
   double pick_weight = 0;
   bool in_aperture = false;
   bool widened = false;
+  bool draining = false;  // in its removal grace, never picked
   int connectivity = -1;  // ap_connectivity, -1 without a subchannel
   grpc_core::RefCountedPtr<EndpointCounters> counters;  // null if none
 };
@@ -41,6 +42,7 @@ struct PublishedState {
   uint32_t logical_aperture = 0;
   uint32_t physical_aperture = 0;
   uint32_t widened = 0;
+  uint32_t draining = 0;
   std::string fingerprint;
   std::string last_status;
   std::vector<PublishedEndpoint> endpoints;  // ring order

@@ -46,6 +46,8 @@ typedef struct ap_endpoint_state {
   uint64_t outstanding;     /* calls in flight now */
   uint64_t picks;           /* calls picked since the subchannel exists */
   uint64_t failures;        /* picked calls that ended in a non-OK status */
+  int draining;             /* 1 while in its removal grace: gone from the
+                               resolver, kept in the ring, never picked */
 } ap_endpoint_state;
 
 typedef struct ap_ring_state {
@@ -61,6 +63,7 @@ typedef struct ap_ring_state {
   uint32_t logical_aperture;
   uint32_t physical_aperture; /* members with non-zero intersection */
   uint32_t widened;           /* members added by health widening */
+  uint32_t draining;          /* endpoints in their removal grace */
   char fingerprint[17];       /* hex of the ordered endpoint list */
   uint64_t resolver_updates;
   uint64_t rebuilds;

@@ -89,6 +89,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   r->logical_aperture = s->logical_aperture;
   r->physical_aperture = s->physical_aperture;
   r->widened = s->widened;
+  r->draining = s->draining;
   r->fingerprint = (char *)s->fingerprint;
   r->resolver_updates = s->resolver_updates;
   r->rebuilds = s->rebuilds;
@@ -114,6 +115,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
     m->pick_weight = e->pick_weight;
     m->in_aperture = e->in_aperture != 0;
     m->widened = e->widened != 0;
+    m->draining = e->draining != 0;
     m->connectivity = connectivity(e->connectivity);
     m->outstanding = e->outstanding;
     m->picks = e->picks;

@@ -102,8 +102,9 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     json_double(g->offset);
     printf(",\"width\":");
     json_double(g->width);
-    printf(",\"min_aperture\":%u,\"logical_aperture\":%u,\"physical_aperture\":%u,\"widened\":%u",
-           g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened);
+    printf(",\"min_aperture\":%u,\"logical_aperture\":%u,\"physical_aperture\":%u,\"widened\":%u"
+           ",\"draining\":%u",
+           g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->draining);
     printf(",\"fingerprint\":");
     json_string(g->fingerprint);
     printf(",\"resolver_updates\":%llu,\"rebuilds\":%llu,\"subchannels_created\":%llu,"
@@ -128,10 +129,10 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
       json_double(e->intersection);
       printf(",\"pick_weight\":");
       json_double(e->pick_weight);
-      printf(",\"in_aperture\":%s,\"widened\":%s,\"connectivity\":\"%s\","
+      printf(",\"in_aperture\":%s,\"widened\":%s,\"draining\":%s,\"connectivity\":\"%s\","
              "\"outstanding\":%llu,\"picks\":%llu,\"failures\":%llu}",
              e->in_aperture ? "true" : "false", e->widened ? "true" : "false",
-             conn_name(e->connectivity), (unsigned long long)e->outstanding,
+             e->draining ? "true" : "false", conn_name(e->connectivity), (unsigned long long)e->outstanding,
              (unsigned long long)e->picks, (unsigned long long)e->failures);
     }
     printf("]}");
@@ -158,6 +159,7 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
              g->coordinate_source_name, g->offset, g->width);
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->fingerprint);
+    if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
     printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
            "widenings %llu\n",
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
@@ -178,14 +180,14 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
            "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS");
     for (size_t k = 0; k < g->n_endpoints; k++) {
       const Aperture__V1__EndpointState *e = g->endpoints[k];
-      const char *ap = e->widened ? "w" : e->in_aperture ? "*" : "";
+      const char *ap = e->draining ? "d" : e->widened ? "w" : e->in_aperture ? "*" : "";
       printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu\n", e->ring_index,
              e->address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
              conn_name(e->connectivity), (unsigned long long)e->outstanding,
              (unsigned long long)e->picks, (unsigned long long)e->failures);
     }
   }
-  printf("\nAP: * in the aperture, w added by widening\n");
+  printf("\nAP: * in the aperture, w added by widening, d draining (removal grace)\n");
 }
 
 /* Reports a failed call on stderr; returns the exit code. */

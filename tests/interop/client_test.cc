@@ -1,6 +1,7 @@
 // The interop client as a real process against real servers: policies,
 // rpc-behavior, per-server counts, connections, LoadBalancerStatsService.
 #include <sys/wait.h>
+#include <string.h>
 
 #include <map>
 #include <string>
@@ -154,6 +155,22 @@ TEST_F(StatsServiceTest, GetClientStatsReturnsPerPeerCountsOfTheNextCalls) {
   EXPECT_EQ(0, resp->num_failures);
   EXPECT_EQ(60, sum + resp->num_failures);
   EXPECT_EQ(3u, resp->n_rpcs_by_peer);
+  // The same calls split by method: one method here, so the same counts.
+  ASSERT_EQ(1u, resp->n_rpcs_by_method);
+  EXPECT_STREQ("UNARY_CALL", resp->rpcs_by_method[0]->key);
+  const auto *by_method = resp->rpcs_by_method[0]->value;
+  ASSERT_NE(nullptr, by_method);
+  ASSERT_EQ(resp->n_rpcs_by_peer, by_method->n_rpcs_by_peer);
+  for (size_t i = 0; i < resp->n_rpcs_by_peer; i++) {
+    bool found = false;
+    for (size_t k = 0; k < by_method->n_rpcs_by_peer; k++) {
+      if (strcmp(resp->rpcs_by_peer[i]->key, by_method->rpcs_by_peer[k]->key) == 0) {
+        EXPECT_EQ(resp->rpcs_by_peer[i]->value, by_method->rpcs_by_peer[k]->value);
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found) << resp->rpcs_by_peer[i]->key;
+  }
   unary_result_free(&r);
 
   Grpc__Testing__LoadBalancerAccumulatedStatsRequest acc_req =

@@ -81,6 +81,20 @@ TEST_F(ServerTest, RpcBehaviorErrorCodeReturnsThatCode) {
   unary_result_free(&r);
 }
 
+TEST_F(ServerTest, RpcBehaviorHostnameDirectiveAppliesOnlyOnThatServer) {
+  ServerSet servers(2);
+  Channel c0("ipv4:127.0.0.1:" + std::to_string(servers.port(0)));
+  Channel c1("ipv4:127.0.0.1:" + std::to_string(servers.port(1)));
+  const char *behavior = "hostname=s1 error-code-14";
+  unary_result r0 = Unary(c0.ch, behavior);
+  EXPECT_EQ(GRPC_STATUS_OK, r0.code) << r0.details;
+  EXPECT_STREQ("s0", r0.hostname_md);
+  unary_result_free(&r0);
+  unary_result r1 = Unary(c1.ch, behavior);
+  EXPECT_EQ(GRPC_STATUS_UNAVAILABLE, r1.code);
+  unary_result_free(&r1);
+}
+
 TEST_F(ServerTest, RpcBehaviorSleepDelaysTheAnswerPastAShortDeadline) {
   ServerSet servers(1);
   Channel c(servers.Target());

@@ -11,7 +11,9 @@
 
 namespace {
 
-int Parse(rpc_behavior *b, const char *s) { return rpc_behavior_parse(b, s, strlen(s)); }
+int Parse(rpc_behavior *b, const char *s, const char *host = "s1") {
+  return rpc_behavior_parse(b, s, strlen(s), host);
+}
 
 TEST(RpcBehavior, ParsesSleepAndErrorCodeCommaSeparated) {
   rpc_behavior b;
@@ -26,15 +28,40 @@ TEST(RpcBehavior, ParsesSleepAndErrorCodeCommaSeparated) {
 TEST(RpcBehavior, IgnoresUnknownDirectivesAndRejectsBadNumbers) {
   rpc_behavior b;
   rpc_behavior_init(&b);
-  ASSERT_EQ(0, Parse(&b, "keep-open,hostname=x sleep-1,,"));
+  ASSERT_EQ(0, Parse(&b, "keep-open,success-on-retry-attempt-1,,"));
   EXPECT_EQ(0, b.sleep_ms);
+  EXPECT_EQ(-1, b.error_code);
   EXPECT_EQ(-1, Parse(&b, "error-code-17"));
   EXPECT_EQ(-1, Parse(&b, "sleep-"));
   EXPECT_EQ(-1, Parse(&b, "sleep-12a"));
   EXPECT_EQ(-1, Parse(&b, "sleep-99999999"));
-  EXPECT_EQ(-1, rpc_behavior_parse(nullptr, "sleep-1", 7));
-  EXPECT_EQ(-1, rpc_behavior_parse(&b, nullptr, 3));
-  EXPECT_EQ(0, rpc_behavior_parse(&b, nullptr, 0));
+  EXPECT_EQ(-1, rpc_behavior_parse(nullptr, "sleep-1", 7, "s1"));
+  EXPECT_EQ(-1, rpc_behavior_parse(&b, nullptr, 3, "s1"));
+  EXPECT_EQ(0, rpc_behavior_parse(&b, nullptr, 0, "s1"));
+}
+
+TEST(RpcBehavior, HostnameDirectivesApplyOnlyOnThatServer) {
+  rpc_behavior b;
+  rpc_behavior_init(&b);
+  ASSERT_EQ(0, Parse(&b, "hostname=s2 error-code-14, hostname=s1 sleep-7,sleep-3", "s1"));
+  EXPECT_EQ(10, b.sleep_ms);
+  EXPECT_EQ(-1, b.error_code);
+  rpc_behavior_init(&b);
+  ASSERT_EQ(0, Parse(&b, "hostname=s2 error-code-14, hostname=s1 sleep-7", "s2"));
+  EXPECT_EQ(0, b.sleep_ms);
+  EXPECT_EQ(14, b.error_code);
+  // a prefix of the name is not the name
+  rpc_behavior_init(&b);
+  ASSERT_EQ(0, Parse(&b, "hostname=s error-code-3,hostname=s12 error-code-4", "s1"));
+  EXPECT_EQ(-1, b.error_code);
+  // no hostname: conditional directives never apply
+  rpc_behavior_init(&b);
+  ASSERT_EQ(0, Parse(&b, "hostname=s1 error-code-5", nullptr));
+  EXPECT_EQ(-1, b.error_code);
+  // malformed, even for another host
+  EXPECT_EQ(-1, Parse(&b, "hostname=s1"));
+  EXPECT_EQ(-1, Parse(&b, "hostname= sleep-1"));
+  EXPECT_EQ(-1, Parse(&b, "hostname=s2 sleep-x"));
 }
 
 TEST(RpcBehavior, SleepIsCappedAtTheMaximum) {

@@ -333,6 +333,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->logical_aperture = s.logical_aperture;
     out->physical_aperture = s.physical_aperture;
     out->widened = s.widened;
+    out->draining = s.draining;
     out->resolver_updates = s.resolver_updates;
     out->rebuilds = s.rebuilds;
     out->subchannels_created = s.subchannels_created;
@@ -344,7 +345,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
       out->endpoints.push_back({e.address, e.ring_index, e.intersection,
                                 e.pick_weight, e.in_aperture != 0,
                                 e.widened != 0, e.connectivity, e.outstanding,
-                                e.picks, e.failures});
+                                e.picks, e.failures, e.draining != 0});
     }
   }
   ap_ring_states_free(states, count);

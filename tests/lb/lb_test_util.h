@@ -96,10 +96,12 @@ struct EndpointView {
   bool in_aperture, widened;
   int connectivity;
   uint64_t outstanding, picks, failures;
+  bool draining;
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;
-  uint32_t peer_index, peer_count, logical_aperture, physical_aperture, widened;
+  uint32_t peer_index, peer_count, logical_aperture, physical_aperture, widened,
+      draining;
   uint64_t resolver_updates, rebuilds, subchannels_created,
       subchannels_destroyed, widenings;
   std::vector<EndpointView> endpoints;

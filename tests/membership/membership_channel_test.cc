@@ -98,6 +98,11 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   const EndpointView* slot = away.Find(victim_address);
   ASSERT_NE(slot, nullptr) << "the draining member lost its ring slot";
   EXPECT_TRUE(slot->in_aperture);
+  EXPECT_TRUE(slot->draining);
+  EXPECT_EQ(away.draining, 1u);
+  for (const auto& e : away.endpoints) {
+    EXPECT_EQ(e.draining, e.address == victim_address) << e.address;
+  }
   EXPECT_EQ(away.Members(), members);
   EXPECT_EQ(away.fingerprint, s0.fingerprint);
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(channel.Call().ok());
@@ -123,6 +128,8 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   EXPECT_EQ(back.subchannels_destroyed, s0.subchannels_destroyed);
   EXPECT_EQ(back.fingerprint, s0.fingerprint);
   EXPECT_EQ(back.Members(), members);
+  EXPECT_EQ(back.draining, 0u);
+  EXPECT_FALSE(back.Find(victim_address)->draining);
   // Same endpoint object: its pick counter carried on from before.
   EXPECT_GT(back.Find(victim_address)->picks, victim_picks);
 }

@@ -94,7 +94,11 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
   EXPECT_TRUE(Has(r.out, "       1  10.0.1.1:443               1.000    0.5000   0.2500 *   "
                          "connecting             1        101        1\n"))
       << r.out;
-  // ...endpoint 3 widened and transient_failure, endpoint 5 outside.
+  // ...endpoint 2 draining, endpoint 3 widened and transient_failure,
+  // endpoint 5 outside.
+  EXPECT_TRUE(Has(r.out, "  draining 1 (removalGraceMs: never picked)\n")) << r.out;
+  EXPECT_TRUE(Has(r.out, "10.0.2.1:443               1.000    0.5000   0.2500 d   ready"))
+      << r.out;
   EXPECT_TRUE(Has(r.out, "10.0.3.1:443               1.000    0.5000   0.2500 w   transient_failure"))
       << r.out;
   EXPECT_TRUE(Has(r.out, "10.0.5.1:443               1.000    0.0000   0.0000     none"))
@@ -137,7 +141,9 @@ TEST_F(AperturectlTest, JsonIsValidAndComplete) {
   std::string check =
       "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d[\"rings\"]; "
       "assert len(r)==2 and r[0][\"peer_count\"]==5 and len(r[1][\"endpoints\"])==1100 "
-      "and r[0][\"endpoints\"][3][\"widened\"] is True, r' " + path;
+      "and r[0][\"endpoints\"][3][\"widened\"] is True and r[0][\"draining\"]==1 "
+      "and r[0][\"endpoints\"][2][\"draining\"] is True "
+      "and r[0][\"endpoints\"][3][\"draining\"] is False, r' " + path;
   EXPECT_EQ(system(check.c_str()), 0);
 }
 

@@ -54,6 +54,7 @@ class RegisteredInstance {
     out->logical_aperture = 4;
     out->physical_aperture = 5;
     out->widened = 1;
+    out->draining = 1;
     snprintf(out->fingerprint, sizeof out->fingerprint, "%016llx",
              static_cast<unsigned long long>(0xabc0000 + self->n_));
     out->resolver_updates = 7;
@@ -75,6 +76,7 @@ class RegisteredInstance {
         e.pick_weight = i < 4 ? 0.25 : 0.0;
         e.in_aperture = i < 4;
         e.widened = i == 3;
+        e.draining = i == 2;
         e.connectivity = i < 4 ? static_cast<int>(i % 4) : -1;
         e.outstanding = i;
         e.picks = 100 + i;

@@ -97,6 +97,7 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
   EXPECT_EQ(ring->logical_aperture, 4u);
   EXPECT_EQ(ring->physical_aperture, 5u);
   EXPECT_EQ(ring->widened, 1u);
+  EXPECT_EQ(ring->draining, 1u);
   EXPECT_STREQ(ring->fingerprint, "000000000abc0006");
   EXPECT_EQ(ring->resolver_updates, 7u);
   EXPECT_EQ(ring->rebuilds, 1u);
@@ -119,6 +120,7 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
     EXPECT_DOUBLE_EQ(e->pick_weight, i < 4 ? 0.25 : 0.0);
     EXPECT_EQ(e->in_aperture, i < 4);
     EXPECT_EQ(e->widened, i == 3);
+    EXPECT_EQ(e->draining, i == 2);
     // ap_connectivity + 1; -1 (no subchannel) -> NO_SUBCHANNEL (0).
     EXPECT_EQ(static_cast<int>(e->connectivity), i < 4 ? static_cast<int>(i % 4) + 1 : 0);
     EXPECT_EQ(e->outstanding, i);
