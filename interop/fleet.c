@@ -3,14 +3,16 @@
  * mode, collects the servers' stats files and the clients' summaries, and
  * prints a report (table, or JSON with --json) plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
- *         [--svg PATH] [--out-dir DIR]
+ *         [--points N:C:A,...] [--svg PATH] [--out-dir DIR]
  *
  * With no arguments: the balance scenario (10 servers, 4 clients, 3 s per
  * mode) for every available mode: aperture's modes and round_robin when
  * the aperture policy is linked, else round_robin and pick_first.
+ * churn-grid (fleet_churn.h) measures one removal and one addition per
+ * (N, C, A) point of --points and mode, beside the core's prediction.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -28,7 +30,9 @@
 #include "interop/delay_queue.h"
 #include "interop/dns_stub.h"
 #include "interop/flags.h"
+#include "interop/fleet_churn.h"
 #include "interop/fleet_report.h"
+#include "interop/fleet_server.h"
 #include "interop/json_read.h"
 #include "interop/latency_hist.h"
 #include "interop/proc.h"
@@ -150,45 +154,30 @@ typedef struct server_slot {
 /* Starts server i on slot->host:port (port 0 = ephemeral). */
 static int start_server(const runner *rn, const scenario_cfg *sc, const char *dir, int i,
                         int port, const char *stats_suffix, server_slot *slot) {
-  char name[32], port_s[16], lat[16], log[4200];
+  char name[32], lat[16];
   snprintf(name, sizeof(name), "s%d", i);
-  snprintf(port_s, sizeof(port_s), "%d", port);
   snprintf(lat, sizeof(lat), "%ld", sc->slow_latency_ms);
-  snprintf(slot->stats, sizeof(slot->stats), "%s/%s%s.json", dir, name, stats_suffix);
-  snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-  char *argv[24];
+  const char *extra[8];
   int n = 0;
-  argv[n++] = (char *)rn->server_bin;
-  argv[n++] = "--host";
-  argv[n++] = slot->host;
-  argv[n++] = "--port";
-  argv[n++] = port_s;
-  argv[n++] = "--hostname";
-  argv[n++] = name;
-  argv[n++] = "--server-id";
-  argv[n++] = name;
-  argv[n++] = "--stats-file";
-  argv[n++] = slot->stats;
-  argv[n++] = "--stats-interval-ms";
-  argv[n++] = "50";
   if (i == sc->slow_server) {
-    argv[n++] = "--extra-latency-ms";
-    argv[n++] = lat;
+    extra[n++] = "--extra-latency-ms";
+    extra[n++] = lat;
   }
   if (sc->churn) {
     /* connections recycle every second: clients re-resolve regularly, so a
      * server removed from DNS drains before it is stopped */
-    argv[n++] = "--max-connection-age-ms";
-    argv[n++] = "1000";
+    extra[n++] = "--max-connection-age-ms";
+    extra[n++] = "1000";
   }
-  argv[n] = NULL;
-  slot->p = proc_start(argv, log);
-  if (slot->p == NULL) return -1;
-  char line[128];
-  if (proc_wait_line(slot->p, "listening ", 10000, line, sizeof(line)) != 0) return -1;
-  char *colon = strrchr(line, ':');
-  slot->port = colon ? atoi(colon + 1) : -1;
-  return slot->port > 0 ? 0 : -1;
+  extra[n] = NULL;
+  fleet_server s;
+  memset(&s, 0, sizeof(s));
+  snprintf(s.host, sizeof(s.host), "%s", slot->host);
+  int rc = fleet_server_start(rn->server_bin, dir, name, port, stats_suffix, extra, &s);
+  slot->p = s.p;
+  slot->port = s.port;
+  snprintf(slot->stats, sizeof(slot->stats), "%s", s.stats);
+  return rc;
 }
 
 /* Reads a server's stats file into the run's server entry (adding what
@@ -219,10 +208,7 @@ static long stats_calls(const char *path) {
 /* A server's cumulative connections opened and its open connections now
  * (channelz, from its stats file; at most 50 ms old). */
 static void server_counts(const server_slot *slot, long *opened, long *current) {
-  json_value *v = json_parse_file(slot->stats, NULL, 0);
-  *opened = v ? (long)json_get_number(v, "connections_opened", 0) : 0;
-  *current = v ? (long)json_get_number(v, "connections_current", 0) : 0;
-  json_free(v);
+  fleet_server_counts(slot->stats, opened, current);
 }
 
 static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mode, fleet_run *r) {
@@ -655,10 +641,11 @@ static int run_scenario(const runner *rn, const scenario_cfg *base, fleet_run *r
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|all]\n"
+          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
-          "             [--svg PATH] [--out-dir DIR]\n"
+          "             [--points N:C:A,...] [--svg PATH] [--out-dir DIR]\n"
+          "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
           "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
 }
 
@@ -678,6 +665,7 @@ int main(int argc, char **argv) {
   rn.grace_ms = -1;
   const char *scenario = "balance";
   const char *out_dir = NULL;
+  const char *points = NULL;
   for (int i = 1; i < argc; i++) {
     const char *v;
     int r;
@@ -687,6 +675,15 @@ int main(int argc, char **argv) {
     } else if ((r = flag_match(argc, argv, &i, "modes", &v)) != 0) {
       if (r < 0) return 2;
       rn.modes = v;
+    } else if ((r = flag_match(argc, argv, &i, "points", &v)) != 0) {
+      if (r < 0) return 2;
+      fleet_churn_point check[FLEET_CHURN_MAX_POINTS];
+      char perr[200];
+      if (fleet_churn_parse_points(v, check, FLEET_CHURN_MAX_POINTS, perr, sizeof(perr)) < 0) {
+        fprintf(stderr, "flag %s\n", perr);
+        return 2;
+      }
+      points = v;
     } else if ((r = flag_match(argc, argv, &i, "svg", &v)) != 0) {
       if (r < 0) return 2;
       rn.svg_path = v;
@@ -719,11 +716,12 @@ int main(int argc, char **argv) {
     }
   }
   int want_all = strcmp(scenario, "all") == 0;
+  int want_grid = want_all || strcmp(scenario, "churn-grid") == 0;
   const scenario_cfg *chosen = NULL;
   for (int s = 0; s < N_SCENARIOS; s++) {
     if (strcmp(kScenarios[s].name, scenario) == 0) chosen = &kScenarios[s];
   }
-  if (!want_all && chosen == NULL) {
+  if (!want_all && !want_grid && chosen == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
     usage();
     return 2;
@@ -765,6 +763,21 @@ int main(int argc, char **argv) {
     if (!want_all && &kScenarios[s] != chosen) continue;
     if (run_scenario(&rn, &kScenarios[s], runs, &n_runs) != 0) failed = 1;
   }
+  static fleet_churn_row churn_rows[FLEET_CHURN_MAX_POINTS * 16];
+  int n_churn = 0;
+  if (want_grid) {
+    fleet_churn_opts co;
+    memset(&co, 0, sizeof(co));
+    co.server_bin = rn.server_bin;
+    co.client_bin = rn.client_bin;
+    co.out_dir = rn.out_dir;
+    co.modes = rn.modes;
+    co.points = points;
+    co.have_aperture = rn.have_aperture;
+    co.rate = rn.rate;
+    int max_rows = (int)(sizeof(churn_rows) / sizeof(churn_rows[0]));
+    if (fleet_churn_grid(&co, churn_rows, max_rows, &n_churn) != 0) failed = 1;
+  }
 
   char svg[4300];
   if (rn.svg_path) {
@@ -777,12 +790,18 @@ int main(int argc, char **argv) {
   snprintf(report, sizeof(report), "%s/report.json", rn.out_dir);
   FILE *rf = fopen(report, "w");
   if (rf != NULL) {
-    fleet_report_json(rf, runs, n_runs);
+    fleet_report_json(rf, runs, n_runs, churn_rows, n_churn);
     fclose(rf);
   }
-  if (rn.json) fleet_report_json(stdout, runs, n_runs);
-  else fleet_report_table(stdout, runs, n_runs);
-  if (fleet_report_svg(svg, runs, n_runs) != 0) {
+  if (rn.json) {
+    fleet_report_json(stdout, runs, n_runs, churn_rows, n_churn);
+  } else {
+    if (n_runs > 0) fleet_report_table(stdout, runs, n_runs);
+    fleet_report_churn_table(stdout, churn_rows, n_churn);
+  }
+  if (n_runs == 0) { /* churn-grid alone: nothing to chart */
+    fprintf(rn.json ? stderr : stdout, "logs: %s\n", rn.out_dir);
+  } else if (fleet_report_svg(svg, runs, n_runs) != 0) {
     fprintf(stderr, "fleet: cannot write %s\n", svg);
     failed = 1;
   } else {

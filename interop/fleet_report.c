@@ -104,7 +104,173 @@ static void spread_json(FILE *f, const char *name, const fleet_spread *s) {
           s->mean, s->max, s->min, s->max_mean, s->cv);
 }
 
-void fleet_report_json(FILE *f, const fleet_run *runs, int n) {
+static double pct(long part, long whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+/* "measured (share) | predicted (share) | optimum measured/predicted" */
+static void churn_step_cells(FILE *f, const fleet_churn_step *st) {
+  if (!st->measured) {
+    fprintf(f, " %14s", "not measured");
+  } else {
+    fprintf(f, " %3ld %6.1f%%%s", st->changed, pct(st->changed, st->sessions_before),
+            st->settled ? "   " : "(!)");
+  }
+  fprintf(f, " %3ld %6.1f%%", st->predicted_changed,
+          pct(st->predicted_changed, st->predicted_before));
+  if (st->measured) fprintf(f, " %3ld/%-3ld |", st->optimum, st->predicted_optimum);
+  else fprintf(f, "   -/%-3ld |", st->predicted_optimum);
+}
+
+/* Worst (largest) share over the rows of `mode`; *at gets its row. */
+static double churn_worst(const fleet_churn_row *rows, int n, const char *mode, int addition,
+                          int predicted, int *at) {
+  double worst = -1;
+  *at = -1;
+  for (int i = 0; i < n; i++) {
+    const fleet_churn_row *r = &rows[i];
+    if (!r->complete || strcmp(r->mode, mode) != 0) continue;
+    const fleet_churn_step *st = addition ? &r->addition : &r->removal;
+    if (!predicted && !st->measured) continue;
+    double v = predicted ? pct(st->predicted_changed, st->predicted_before)
+                         : pct(st->changed, st->sessions_before);
+    if (v > worst) {
+      worst = v;
+      *at = i;
+    }
+  }
+  return worst;
+}
+
+/* Whether `mode` was already listed in rows[0..i). */
+static int mode_seen_before(const fleet_churn_row *rows, int i) {
+  for (int j = 0; j < i; j++) {
+    if (strcmp(rows[j].mode, rows[i].mode) == 0) return 1;
+  }
+  return 0;
+}
+
+void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
+  if (n <= 0) return;
+  fprintf(f,
+          "\nscenario churn-grid: sessions changed (connections closed + opened on all servers) when s1\n"
+          "leaves the DNS answer (and stops once no client holds it), then when it comes back;\n"
+          "measured on the servers (channelz) beside the core's prediction for the same fleet.\n"
+          "%% = of the sessions before the change; optimum = the removed/added server's sessions,\n"
+          "measured/predicted; before = sessions before the removal (measured).\n\n");
+  fprintf(f, "%4s %3s %2s %-12s %6s | %-38s | %-38s | %s\n", "N", "C", "A", "mode", "before",
+          "removal: measured  predicted  optimum", "addition: measured predicted  optimum",
+          "calls ok/failed");
+  for (int i = 0; i < n; i++) {
+    const fleet_churn_row *r = &rows[i];
+    fprintf(f, "%4d %3d %2d %-12s", r->servers, r->clients, r->min_aperture, r->mode);
+    if (!r->complete) {
+      fprintf(f, " run failed: %s\n", r->error);
+      continue;
+    }
+    fprintf(f, " %6ld |", r->removal.sessions_before);
+    churn_step_cells(f, &r->removal);
+    churn_step_cells(f, &r->addition);
+    fprintf(f, " %ld/%ld\n", r->ok, r->failed);
+  }
+  fprintf(f, "\nworst over the points (measured; predicted):\n");
+  for (int i = 0; i < n; i++) {
+    if (mode_seen_before(rows, i)) continue;
+    const char *mode = rows[i].mode;
+    fprintf(f, "  %-12s", mode);
+    for (int addition = 0; addition < 2; addition++) {
+      int at_m, at_p;
+      double m = churn_worst(rows, n, mode, addition, 0, &at_m);
+      double p = churn_worst(rows, n, mode, addition, 1, &at_p);
+      fprintf(f, " %s", addition ? "addition" : "removal");
+      if (at_m >= 0) {
+        fprintf(f, " %6.1f%% (%d:%d:%d)", m, rows[at_m].servers, rows[at_m].clients,
+                rows[at_m].min_aperture);
+      } else {
+        fprintf(f, " %16s", "not measured");
+      }
+      if (at_p >= 0) {
+        fprintf(f, "; %6.1f%% (%d:%d:%d)", p, rows[at_p].servers, rows[at_p].clients,
+                rows[at_p].min_aperture);
+      }
+      fprintf(f, "%s", addition ? "\n" : " |");
+    }
+  }
+  int notes = 0;
+  for (int i = 0; i < n; i++) {
+    if (rows[i].note[0] == '\0') continue;
+    int repeated = 0; /* the same note for the same mode at another point */
+    for (int j = 0; j < i; j++) {
+      repeated |= strcmp(rows[j].mode, rows[i].mode) == 0 && strcmp(rows[j].note, rows[i].note) == 0;
+    }
+    if (repeated) continue;
+    if (!notes++) fprintf(f, "\nnotes:\n");
+    fprintf(f, "  %s: %s\n", rows[i].mode, rows[i].note);
+  }
+  for (int i = 0; i < n; i++) {
+    if (rows[i].complete && ((rows[i].removal.measured && !rows[i].removal.settled) ||
+                             (rows[i].addition.measured && !rows[i].addition.settled))) {
+      fprintf(f, "(!) = the clients had not all settled within the bound when the figures were read.\n");
+      break;
+    }
+  }
+}
+
+static void churn_step_json(FILE *f, const char *name, const fleet_churn_step *st) {
+  fprintf(f,
+          "\"%s\":{\"measured\":%s,\"settled\":%s,\"sessions_before\":%ld,\"changed\":%ld,"
+          "\"optimum\":%ld,\"predicted_before\":%ld,\"predicted_changed\":%ld,"
+          "\"predicted_optimum\":%ld,\"changed_share\":%.4f,\"predicted_share\":%.4f}",
+          name, st->measured ? "true" : "false", st->settled ? "true" : "false",
+          st->sessions_before, st->changed, st->optimum, st->predicted_before,
+          st->predicted_changed, st->predicted_optimum,
+          pct(st->changed, st->sessions_before) / 100, pct(st->predicted_changed, st->predicted_before) / 100);
+}
+
+static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
+  fprintf(f, ",\"churn_grid\":{\"rows\":[");
+  for (int i = 0; i < n; i++) {
+    const fleet_churn_row *r = &rows[i];
+    fprintf(f, "%s\n{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", i ? "," : "",
+            r->servers, r->clients, r->min_aperture);
+    json_write_string(f, r->mode);
+    fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
+    json_write_string(f, r->error);
+    fprintf(f, ",\"ok\":%ld,\"failed\":%ld,", r->ok, r->failed);
+    churn_step_json(f, "removal", &r->removal);
+    fputc(',', f);
+    churn_step_json(f, "addition", &r->addition);
+    fprintf(f, ",\"note\":");
+    json_write_string(f, r->note);
+    fputc('}', f);
+  }
+  fprintf(f, "],\n\"worst\":[");
+  int first = 1;
+  for (int i = 0; i < n; i++) {
+    if (mode_seen_before(rows, i)) continue;
+    fprintf(f, "%s{\"mode\":", first ? "" : ",");
+    first = 0;
+    json_write_string(f, rows[i].mode);
+    static const char *const kKeys[2][2] = {{"removal_changed", "removal_predicted"},
+                                            {"addition_changed", "addition_predicted"}};
+    for (int addition = 0; addition < 2; addition++) {
+      for (int predicted = 0; predicted < 2; predicted++) {
+        int at;
+        double v = churn_worst(rows, n, rows[i].mode, addition, predicted, &at);
+        if (at < 0) {
+          fprintf(f, ",\"%s\":null", kKeys[addition][predicted]);
+        } else {
+          fprintf(f, ",\"%s\":{\"share\":%.4f,\"servers\":%d,\"clients\":%d,\"min_aperture\":%d}",
+                  kKeys[addition][predicted], v / 100, rows[at].servers, rows[at].clients,
+                  rows[at].min_aperture);
+        }
+      }
+    }
+    fputc('}', f);
+  }
+  fprintf(f, "]}");
+}
+
+void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
+                       int n_churn) {
   fprintf(f, "{\"runs\":[");
   for (int i = 0; i < n; i++) {
     const fleet_run *r = &runs[i];
@@ -160,7 +326,9 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n) {
     }
     fprintf(f, "]}");
   }
-  fprintf(f, "\n]}\n");
+  fprintf(f, "\n]");
+  if (churn != NULL && n_churn > 0) churn_json(f, churn, n_churn);
+  fprintf(f, "}\n");
 }
 
 /* One panel: bars of calls (blue) and connection peaks (orange), each

@@ -76,11 +76,43 @@ typedef struct fleet_run {
   char error[160];
 } fleet_run;
 
+/* churn-grid: one membership change (s1 leaves the DNS answer, or comes
+ * back) at one (servers, clients, minAperture) point, for one mode. */
+typedef struct fleet_churn_step {
+  int measured;          /* 0: not measured (the row's note says why) */
+  int settled;           /* 1: every client had re-resolved and the servers'
+                            connection counts matched the clients' apertures
+                            when the figures were read */
+  long sessions_before;  /* connections open on all servers just before */
+  long changed;          /* connections opened + closed on all servers,
+                            the removed server's included */
+  long optimum;          /* the removed server's sessions before, or the
+                            added server's after */
+  /* the core's prediction for exactly this fleet (churn_model.h) */
+  long predicted_before, predicted_changed, predicted_optimum;
+} fleet_churn_step;
+
+typedef struct fleet_churn_row {
+  int servers, clients, min_aperture;
+  char mode[32];
+  int complete;          /* 0: the run failed (see error) */
+  char error[160];
+  long ok, failed;       /* the clients' calls over the whole run */
+  fleet_churn_step removal, addition;
+  char note[200];
+} fleet_churn_row;
+
 /* Writes the runs as a text table (one block per scenario). */
 void fleet_report_table(FILE *f, const fleet_run *runs, int n);
 
-/* Writes the runs as one JSON object {"runs":[...]}. */
-void fleet_report_json(FILE *f, const fleet_run *runs, int n);
+/* Writes the churn-grid rows as a table: per point and mode, measured
+ * beside predicted, then per mode the worst over the points. */
+void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n);
+
+/* Writes the runs as one JSON object {"runs":[...]}, with
+ * "churn_grid":{"rows":[...],"worst":[...]} when n_churn > 0. */
+void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
+                       int n_churn);
 
 /* Writes an SVG chart to `path`: one panel per run, bars of per-server
  * calls and connection peaks. Returns 0 or -1 when the file cannot be

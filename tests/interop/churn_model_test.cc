@@ -1,0 +1,130 @@
+// The fleet's prediction (churn_model) against the simulator's own session
+// sets (sim_sessions): the same core, but the model goes through the
+// policy's path (address strings, ap_order_endpoints, explicit weights), so
+// the two agree only if that path lays out the ring as the simulator does.
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "interop/churn_model.h"
+#include "interop/sim_model.h"
+#include "interop/sim_sessions.h"
+#include "policy/core/ap_order.h"
+
+namespace {
+
+std::vector<std::string> Addresses(uint32_t n) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < n; i++) out.push_back("127.0.0." + std::to_string(10 + i) + ":4711");
+  return out;
+}
+
+std::vector<const char *> Pointers(const std::vector<std::string> &v) {
+  std::vector<const char *> out;
+  for (const std::string &s : v) out.push_back(s.c_str());
+  return out;
+}
+
+// Ring position of every address (input position -> ring index).
+std::vector<uint32_t> RingPositions(const std::vector<const char *> &addresses) {
+  std::vector<size_t> order(addresses.size());
+  ap_error err;
+  EXPECT_EQ(AP_OK, ap_order_endpoints(addresses.data(), addresses.size(), order.data(), &err));
+  std::vector<uint32_t> pos(addresses.size());
+  for (size_t k = 0; k < order.size(); k++) pos[order[k]] = static_cast<uint32_t>(k);
+  return pos;
+}
+
+struct Point {
+  uint32_t servers, clients, min_aperture;
+};
+
+TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
+  const Point points[] = {{12, 4, 3}, {13, 7, 3}, {16, 8, 2}, {9, 5, 12}};
+  for (const Point &pt : points) {
+    for (int k = 0; k < SIM_NUM_MODES; k++) {
+      const ap_mode mode = sim_modes[k];
+      SCOPED_TRACE(std::string(ap_mode_name(mode)) + " at " + std::to_string(pt.servers) + ":" +
+                   std::to_string(pt.clients) + ":" + std::to_string(pt.min_aperture));
+      std::vector<uint64_t> seeds;  // the simulator's random seeds
+      for (uint32_t c = 0; c < pt.clients; c++) seeds.push_back(sim_client_seed(0, c));
+      churn_model_fleet fleet = {mode, pt.clients, pt.min_aperture, seeds.data()};
+      ap_error err;
+      sim_sessions lo, full;
+      ASSERT_EQ(AP_OK, sim_sessions_compute(mode, pt.servers - 1, pt.clients, pt.min_aperture, &lo, &err));
+      ASSERT_EQ(AP_OK, sim_sessions_compute(mode, pt.servers, pt.clients, pt.min_aperture, &full, &err));
+
+      std::vector<std::string> all = Addresses(pt.servers);
+      std::vector<const char *> all_p = Pointers(all);
+      std::vector<uint32_t> pos = RingPositions(all_p);
+      long total = 0;
+      std::vector<long> sessions(pt.servers);
+      ASSERT_EQ(AP_OK, churn_model_sessions(&fleet, all_p.data(), all_p.size(), sessions.data(), &total, &err));
+      EXPECT_EQ(static_cast<long>(full.total), total);
+      for (uint32_t x = 0; x < pt.servers; x++) {
+        std::vector<const char *> rest;
+        for (uint32_t i = 0; i < pt.servers; i++) {
+          if (i != x) rest.push_back(all_p[i]);
+        }
+        churn_model_change rem, add;
+        ASSERT_EQ(AP_OK, churn_model_diff(&fleet, all_p.data(), all_p.size(), rest.data(),
+                                          rest.size(), &rem, &err));
+        ASSERT_EQ(AP_OK, churn_model_diff(&fleet, rest.data(), rest.size(), all_p.data(),
+                                          all_p.size(), &add, &err));
+        size_t opt_rem = 0, opt_add = 0;
+        size_t sim_rem = sim_sessions_removed(&full, &lo, pos[x], &opt_rem);
+        size_t sim_add = sim_sessions_added(&lo, &full, pos[x], &opt_add);
+        EXPECT_EQ(static_cast<long>(sim_rem), rem.changed) << "removing " << all[x];
+        EXPECT_EQ(static_cast<long>(opt_rem), rem.optimum) << "removing " << all[x];
+        EXPECT_EQ(sessions[x], rem.optimum) << "removing " << all[x];
+        EXPECT_EQ(static_cast<long>(full.total), rem.sessions_before);
+        EXPECT_EQ(static_cast<long>(lo.total), rem.sessions_after);
+        EXPECT_EQ(static_cast<long>(sim_add), add.changed) << "adding " << all[x];
+        EXPECT_EQ(static_cast<long>(opt_add), add.optimum) << "adding " << all[x];
+        EXPECT_GE(rem.changed, rem.optimum);
+      }
+      sim_sessions_free(&lo);
+      sim_sessions_free(&full);
+    }
+  }
+}
+
+TEST(ChurnModelTest, MeshHoldsEveryServerFromEveryClient) {
+  std::vector<std::string> all = Addresses(7);
+  std::vector<const char *> p = Pointers(all);
+  churn_model_fleet fleet = {AP_MODE_MESH, 5, 3, nullptr};
+  std::vector<long> sessions(7);
+  long total = 0;
+  ap_error err;
+  ASSERT_EQ(AP_OK, churn_model_sessions(&fleet, p.data(), p.size(), sessions.data(), &total, &err));
+  EXPECT_EQ(35, total);
+  for (long s : sessions) EXPECT_EQ(5, s);
+  churn_model_change rem;
+  ASSERT_EQ(AP_OK, churn_model_diff(&fleet, p.data(), 7, p.data() + 1, 6, &rem, &err));
+  EXPECT_EQ(5, rem.changed);  // only the removed server's sessions
+  EXPECT_EQ(5, rem.optimum);
+}
+
+TEST(ChurnModelTest, BadInputIsRejectedWithAMessage) {
+  std::vector<std::string> all = Addresses(4);
+  std::vector<const char *> p = Pointers(all);
+  churn_model_fleet fleet = {AP_MODE_CONTINUOUS, 3, 2, nullptr};
+  uint8_t member[4];
+  ap_error err;
+  EXPECT_EQ(AP_EINVAL, churn_model_members(nullptr, p.data(), 4, 0, member, &err));
+  EXPECT_EQ(AP_EINVAL, churn_model_members(&fleet, p.data(), 4, 3, member, &err));
+  EXPECT_NE(std::string::npos, std::string(err.message).find("client 3"));
+  EXPECT_EQ(AP_ERANGE, churn_model_members(&fleet, p.data(), 0, 0, member, &err));
+  const char *dup[] = {p[0], p[1], p[0]};
+  EXPECT_EQ(AP_EINVAL, churn_model_members(&fleet, dup, 3, 0, member, &err));
+  churn_model_fleet random = {AP_MODE_RANDOM, 3, 2, nullptr};
+  EXPECT_EQ(AP_EINVAL, churn_model_members(&random, p.data(), 4, 0, member, &err));
+  churn_model_change out;
+  EXPECT_EQ(AP_EINVAL, churn_model_diff(&fleet, p.data(), 4, nullptr, 3, &out, &err));
+  EXPECT_EQ(AP_ERANGE, churn_model_diff(&fleet, p.data(), 4, p.data(), 0, &out, &err));
+}
+
+}  // namespace
