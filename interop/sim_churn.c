@@ -75,7 +75,38 @@ static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
 typedef struct grid_worst {
   double remove, remove_opt, add, add_opt;
   uint32_t remove_n, remove_c, add_n, add_c;
+  double remove_sum, add_sum; /* over the cells, for the means */
+  /* every cell's figures in walk order (the same order for every mode, so
+   * modes can be compared cell by cell); owned, NULL if out of memory */
+  double *cell_remove, *cell_add;
+  size_t cells, cap;
 } grid_worst;
+
+static void grid_worst_free(grid_worst *w) {
+  free(w->cell_remove);
+  free(w->cell_add);
+  w->cell_remove = w->cell_add = NULL;
+}
+
+/* Records one cell; -1 when out of memory. */
+static int grid_record(grid_worst *w, double rem, double add) {
+  if (w->cells == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 1024;
+    double *r = realloc(w->cell_remove, cap * sizeof *r);
+    if (r == NULL) return -1;
+    w->cell_remove = r;
+    double *a = realloc(w->cell_add, cap * sizeof *a);
+    if (a == NULL) return -1;
+    w->cell_add = a;
+    w->cap = cap;
+  }
+  w->cell_remove[w->cells] = rem;
+  w->cell_add[w->cells] = add;
+  w->cells++;
+  w->remove_sum += rem;
+  w->add_sum += add;
+  return 0;
+}
 
 typedef struct grid_spec {
   uint32_t n_lo, n_hi, step, c_lo, c_hi, positions;
@@ -104,8 +135,9 @@ static double grid_work(const grid_spec *g) {
 static const double kDefaultGridWork = 2.6e8;
 
 /* Position-averaged churn at ring size n with sessions s_lo (n-1), s (n),
- * s_hi (n+1); updates the worst case. */
-static void grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
+ * s_hi (n+1); updates the worst case and records the cell. -1 when out of
+ * memory. */
+static int grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
                       const sim_sessions *s_lo, const sim_sessions *s,
                       const sim_sessions *s_hi, grid_worst *w) {
   double total = (double)s->total, rem = 0, rem_opt = 0, add = 0, add_opt = 0;
@@ -120,6 +152,7 @@ static void grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
   }
   rem /= g->positions;
   add /= g->positions;
+  if (grid_record(w, rem, add) != 0) return -1;
   if (rem > w->remove) {
     w->remove = rem;
     w->remove_opt = rem_opt / g->positions;
@@ -132,6 +165,7 @@ static void grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
     w->add_n = n;
     w->add_c = c;
   }
+  return 0;
 }
 
 /* Walks ring sizes upward keeping the sessions of n-1, n, n+1 so each
@@ -147,7 +181,10 @@ static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
     for (int k = 0; k < 3 && rc == AP_OK; k++)
       rc = sim_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, &s[k], err);
     while (rc == AP_OK) {
-      grid_cell(g, n, c, &s[0], &s[1], &s[2], w);
+      if (grid_cell(g, n, c, &s[0], &s[1], &s[2], w) != 0) {
+        rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
+        break;
+      }
       if (n + g->step > g->n_hi) break;
       n += g->step;
       if (g->step == 1) { /* slide the window by one ring size */
@@ -165,6 +202,55 @@ static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
     for (int k = 0; k < 3; k++) sim_sessions_free(&s[k]);
   }
   return rc;
+}
+
+/* Smooth against continuous cell by cell: in how many cells smooth changes
+ * more sessions, and where by the most. */
+typedef struct cell_compare {
+  size_t cells, remove_more, add_more;
+  double remove_excess, add_excess; /* largest smooth - continuous */
+  uint32_t remove_n, remove_c, add_n, add_c;
+} cell_compare;
+
+/* The (n, c) of cell `idx` in run_grid's walk order. */
+static void grid_cell_at(const grid_spec *g, size_t idx, uint32_t *n_out, uint32_t *c_out) {
+  size_t k = 0;
+  for (uint32_t c = g->c_lo; c <= g->c_hi; c = next_clients(c, g->c_hi)) {
+    for (uint32_t n = g->n_lo; n <= g->n_hi; n += g->step) {
+      if (k++ == idx) {
+        *n_out = n;
+        *c_out = c;
+        return;
+      }
+    }
+  }
+  *n_out = *c_out = 0;
+}
+
+static void compare_cells(const grid_spec *g, const grid_worst *smooth,
+                          const grid_worst *continuous, cell_compare *out) {
+  memset(out, 0, sizeof *out);
+  if (smooth->cell_remove == NULL || continuous->cell_remove == NULL) return;
+  out->cells = smooth->cells < continuous->cells ? smooth->cells : continuous->cells;
+  const double eps = 1e-12;
+  for (size_t i = 0; i < out->cells; i++) {
+    double dr = smooth->cell_remove[i] - continuous->cell_remove[i];
+    double da = smooth->cell_add[i] - continuous->cell_add[i];
+    if (dr > eps) {
+      out->remove_more++;
+      if (dr > out->remove_excess) {
+        out->remove_excess = dr;
+        grid_cell_at(g, i, &out->remove_n, &out->remove_c);
+      }
+    }
+    if (da > eps) {
+      out->add_more++;
+      if (da > out->add_excess) {
+        out->add_excess = da;
+        grid_cell_at(g, i, &out->add_n, &out->add_c);
+      }
+    }
+  }
 }
 
 /* One mode's point and grid run; jobs are independent, so two threads share
@@ -266,11 +352,22 @@ int sim_verb_churn(int argc, char **argv) {
     if (j->rc != AP_OK) {
       fprintf(stderr, "sim churn: %s: %s\n", sim_sessions_mode_name(j->mode),
               j->err.message);
+      for (int i = 0; i < NUM_CHURN_MODES; i++) grid_worst_free(&jobs[i].worst);
       return SIM_EXIT_FAIL;
     }
     pr[kQueue[k]] = j->point;
     gw[kQueue[k]] = j->worst;
   }
+  cell_compare cmp;
+  memset(&cmp, 0, sizeof cmp);
+  int k_smooth = -1, k_continuous = -1;
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    if (strcmp(sim_sessions_mode_name(churn_mode(k)), "smooth") == 0) k_smooth = k;
+    if (strcmp(sim_sessions_mode_name(churn_mode(k)), "continuous") == 0) k_continuous = k;
+  }
+  if (!no_grid && k_smooth >= 0 && k_continuous >= 0)
+    compare_cells(&g, &gw[k_smooth], &gw[k_continuous], &cmp);
+  for (int k = 0; k < NUM_CHURN_MODES; k++) grid_worst_free(&gw[k]);
   if (json) {
     printf("{\"point\":{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,"
            "\"modes\":[",
@@ -292,11 +389,20 @@ int sim_verb_churn(int argc, char **argv) {
         printf("%s{\"mode\":\"%s\",\"remove_worst\":%.15g,\"remove_servers\":%u,"
                "\"remove_clients\":%u,\"remove_optimum\":%.15g,"
                "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
-               "\"add_optimum\":%.15g}",
+               "\"add_optimum\":%.15g,\"remove_mean\":%.15g,\"add_mean\":%.15g,"
+               "\"cells\":%zu}",
                k ? "," : "", sim_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
-               gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt);
-      printf("]}");
+               gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
+               gw[k].cells ? gw[k].remove_sum / gw[k].cells : 0,
+               gw[k].cells ? gw[k].add_sum / gw[k].cells : 0, gw[k].cells);
+      printf("],\"smooth_vs_continuous\":{\"cells\":%zu,\"smooth_more_on_removal\":%zu,"
+             "\"smooth_more_on_addition\":%zu,\"largest_removal_excess\":%.15g,"
+             "\"removal_excess_servers\":%u,\"removal_excess_clients\":%u,"
+             "\"largest_addition_excess\":%.15g,\"addition_excess_servers\":%u,"
+             "\"addition_excess_clients\":%u}}",
+             cmp.cells, cmp.remove_more, cmp.add_more, cmp.remove_excess, cmp.remove_n,
+             cmp.remove_c, cmp.add_excess, cmp.add_n, cmp.add_c);
     }
     printf("}\n");
     return SIM_EXIT_OK;
@@ -322,14 +428,29 @@ int sim_verb_churn(int argc, char **argv) {
          "positions of the server that leaves/joins:\n\n",
          g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
   printf("  mode        | worst removal  at (N, C)   optimum | worst addition "
-         " at (N, C)   optimum\n");
+         " at (N, C)   optimum | mean removal  addition\n");
   printf("  ------------+-----------------------------------+----------------"
-         "--------------------\n");
+         "--------------------+-----------------------\n");
   for (int k = 0; k < NUM_CHURN_MODES; k++)
     printf("  %-11s | %7.2f%%  (%4u, %4u)  %7.2f%% | %7.2f%%  (%4u, %4u)  "
-           "%7.2f%%\n",
+           "%7.2f%% |     %6.2f%%   %6.2f%%\n",
            sim_sessions_mode_name(churn_mode(k)), 100 * gw[k].remove,
            gw[k].remove_n, gw[k].remove_c, 100 * gw[k].remove_opt,
-           100 * gw[k].add, gw[k].add_n, gw[k].add_c, 100 * gw[k].add_opt);
+           100 * gw[k].add, gw[k].add_n, gw[k].add_c, 100 * gw[k].add_opt,
+           gw[k].cells ? 100 * gw[k].remove_sum / gw[k].cells : 0,
+           gw[k].cells ? 100 * gw[k].add_sum / gw[k].cells : 0);
+  if (cmp.cells > 0) {
+    printf("\nsmooth vs continuous, cell by cell: smooth changes more sessions in %zu of %zu "
+           "cells on a removal",
+           cmp.remove_more, cmp.cells);
+    if (cmp.remove_more > 0)
+      printf(" (by at most %.2f points, at (%u, %u))", 100 * cmp.remove_excess, cmp.remove_n,
+             cmp.remove_c);
+    printf(",\nin %zu on an addition", cmp.add_more);
+    if (cmp.add_more > 0)
+      printf(" (by at most %.2f points, at (%u, %u))", 100 * cmp.add_excess, cmp.add_n,
+             cmp.add_c);
+    printf(".\n");
+  }
   return SIM_EXIT_OK;
 }

@@ -27,8 +27,9 @@ constexpr uint64_t kMinReresolutionIntervalMs = 100;
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {
-  // smooth: even load like continuous, with far less churn when the number
-  // of endpoints changes (README, "smooth vs continuous").
+  // smooth: even load like continuous, and no width jumps, so a change in
+  // the number of endpoints never reconnects every client at once (README,
+  // "smooth vs continuous", also where it churns a little more).
   ap_mode mode = AP_MODE_SMOOTH;
   uint32_t min_aperture = AP_DEFAULT_MIN_APERTURE;
   bool has_coordinate = false;  // peerIndex and peerCount come together

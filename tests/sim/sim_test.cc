@@ -239,6 +239,50 @@ TEST(Sim, ChurnGridFindsTheWidthJump) {
             5.0 / 12);
 }
 
+TEST(Sim, ChurnGridMeansAndCellComparisonMatchThePoints) {
+  // One cell (N = 12, C = 4, min aperture 3) with as many positions as
+  // servers: the grid's removal then visits every position, exactly as the
+  // point does, so its mean must equal the point's mean removal, and the
+  // cell comparison must agree with the point's smooth vs continuous.
+  auto v = RunJson({"churn", "--servers", "12", "--clients", "4", "--min-aperture", "3",
+                    "--grid-servers", "12,12", "--grid-clients", "4,4",
+                    "--grid-positions", "12", "--json"});
+  const auto& grid = v["grid"]["modes"];
+  const auto& point = v["point"]["modes"];
+  for (const char* mode : {"continuous", "smooth", "discrete", "mesh"}) {
+    EXPECT_EQ(Mode(grid, mode)["cells"].num(), 1) << mode;
+    EXPECT_NEAR(Mode(grid, mode)["remove_mean"].num(), Mode(point, mode)["remove_changed"].num(),
+                1e-12)
+        << mode;
+    EXPECT_NEAR(Mode(grid, mode)["remove_mean"].num(), Mode(grid, mode)["remove_worst"].num(),
+                1e-12)
+        << mode;
+  }
+  const auto& cmp = v["grid"]["smooth_vs_continuous"];
+  EXPECT_EQ(cmp["cells"].num(), 1);
+  const bool smooth_more = Mode(point, "smooth")["remove_changed"].num() >
+                           Mode(point, "continuous")["remove_changed"].num() + 1e-12;
+  EXPECT_EQ(cmp["smooth_more_on_removal"].num(), smooth_more ? 1 : 0);
+  // At this point continuous's width jumps (125% vs 42%: README, churn-grid).
+  EXPECT_FALSE(smooth_more);
+
+  // A wider grid: every mean lies between 0 and the worst cell, and the
+  // comparison counts no more cells than there are.
+  auto g = RunJson({"churn", "--min-aperture", "3", "--grid-servers", "8,48",
+                    "--grid-clients", "3,12", "--json"});
+  const auto& gm = g["grid"]["modes"];
+  for (size_t i = 0; i < gm.size(); i++) {
+    EXPECT_EQ(gm[i]["cells"].num(), 41 * 10);
+    EXPECT_GT(gm[i]["remove_mean"].num(), 0);
+    EXPECT_LE(gm[i]["remove_mean"].num(), gm[i]["remove_worst"].num() + 1e-12);
+    EXPECT_LE(gm[i]["add_mean"].num(), gm[i]["add_worst"].num() + 1e-12);
+  }
+  const auto& gc = g["grid"]["smooth_vs_continuous"];
+  EXPECT_EQ(gc["cells"].num(), 41 * 10);
+  EXPECT_LE(gc["smooth_more_on_removal"].num(), gc["cells"].num());
+  EXPECT_LE(gc["smooth_more_on_addition"].num(), gc["cells"].num());
+}
+
 TEST(Sim, HashSharesFollowWeights) {
   auto v = RunJson({"hash", "--weights", "1,2,1", "--vnodes", "1000",
                     "--keys", "100000", "--json"});
