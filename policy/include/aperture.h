@@ -59,9 +59,22 @@ APERTURE_API int aperture_register(aperture_error *err);
 /* Reports whether the policy is registered in this process (1) or not (0). */
 APERTURE_API int aperture_is_registered(void);
 
+/* Channel args (integers) giving one channel its own coordinate, e.g. a
+ * process that is peer 3 of 40 for one service and 0 of 7 for another:
+ *   grpc_arg args[] = {
+ *     {GRPC_ARG_INTEGER, (char *)APERTURE_ARG_PEER_INDEX, {.integer = 3}},
+ *     {GRPC_ARG_INTEGER, (char *)APERTURE_ARG_PEER_COUNT, {.integer = 40}}};
+ * (C++: grpc::ChannelArguments::SetInt). Both or neither, with
+ * 0 <= index < count <= 1000000; invalid values are ignored and the status
+ * (last_status) says why. They rank below peerIndex/peerCount in the
+ * service config and above every process-wide source. */
+#define APERTURE_ARG_PEER_INDEX "aperture.peer_index"
+#define APERTURE_ARG_PEER_COUNT "aperture.peer_count"
+
 /* Sets the process coordinate used by channels whose config gives none:
  * this client is peer `peer_index` of `peer_count` (0 <= index < count).
- * Precedence: service config > this call > APERTURE_PEER_INDEX /
+ * Precedence: service config > channel args (APERTURE_ARG_PEER_INDEX /
+ * APERTURE_ARG_PEER_COUNT) > this call > APERTURE_PEER_INDEX /
  * APERTURE_PEER_COUNT > host name ordinal (APERTURE_PEER_FROM_HOSTNAME=1 with
  * APERTURE_PEER_COUNT). Affects policies built or updated after the call. */
 APERTURE_API int aperture_set_coordinate(uint32_t peer_index,

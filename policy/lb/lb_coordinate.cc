@@ -81,7 +81,8 @@ void ClearApiCoordinate() {
   g_api_coordinate.store(0, std::memory_order_release);
 }
 
-Coordinate ResolveCoordinate(const ApertureSettings& settings) {
+Coordinate ResolveCoordinate(const ApertureSettings& settings,
+                             const ArgCoordinate& args) {
   Coordinate c;
   if (settings.has_coordinate) {
     c.known = true;
@@ -89,6 +90,32 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings) {
     c.peer_count = settings.peer_count;
     c.source = "config";
     return c;
+  }
+  if (args.has_index || args.has_count) {
+    if (args.has_index != args.has_count) {
+      absl::StrAppend(&c.note, "channel arg ",
+                      args.has_index ? APERTURE_ARG_PEER_INDEX
+                                     : APERTURE_ARG_PEER_COUNT,
+                      " ignored: ",
+                      args.has_index ? APERTURE_ARG_PEER_COUNT
+                                     : APERTURE_ARG_PEER_INDEX,
+                      " is missing; ");
+    } else if (args.count < 1 ||
+               static_cast<int64_t>(args.count) > AP_MAX_PEERS) {
+      absl::StrAppend(&c.note, "channel arg " APERTURE_ARG_PEER_COUNT "=",
+                      args.count, " ignored: must be in [1, ", AP_MAX_PEERS,
+                      "]; ");
+    } else if (args.index < 0 || args.index >= args.count) {
+      absl::StrAppend(&c.note, "channel arg " APERTURE_ARG_PEER_INDEX "=",
+                      args.index, " ignored: must be in [0, ", args.count,
+                      "); ");
+    } else {
+      c.known = true;
+      c.peer_index = static_cast<uint32_t>(args.index);
+      c.peer_count = static_cast<uint32_t>(args.count);
+      c.source = "channel_arg";
+      return c;
+    }
   }
   uint64_t api = g_api_coordinate.load(std::memory_order_acquire);
   if (api != 0) {

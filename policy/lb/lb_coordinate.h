@@ -1,6 +1,6 @@
-// The process coordinate (peer index, peer count) of a channel's aperture:
-// from the config, the C API, the environment or the host name ordinal, in
-// that order of precedence.
+// The coordinate (peer index, peer count) of a channel's aperture: from the
+// config, the channel args, the C API, the environment or the host name
+// ordinal, in that order of precedence.
 #ifndef APERTURE_LB_COORDINATE_H
 #define APERTURE_LB_COORDINATE_H
 
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "policy/core/ap_error.h"
+#include "policy/include/aperture.h"
 #include "policy/lb/lb_config.h"
 
 namespace aperture_lb {
@@ -17,16 +18,25 @@ struct Coordinate {
   bool known = false;
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
-  // "config", "api", "environment", "hostname" or "none".
+  // "config", "channel_arg", "api", "environment", "hostname" or "none".
   const char* source = "none";
   // Why a lower-precedence source was skipped or ignored ("" when nothing
   // worth reporting), e.g. a malformed APERTURE_PEER_INDEX.
   std::string note;
 };
 
-// Resolves the coordinate for a policy with the given settings. Never fails:
-// invalid environment values are skipped and described in `note`.
-Coordinate ResolveCoordinate(const ApertureSettings& settings);
+// The channel's APERTURE_ARG_PEER_INDEX / APERTURE_ARG_PEER_COUNT, as given
+// (validated by ResolveCoordinate).
+struct ArgCoordinate {
+  bool has_index = false, has_count = false;
+  int index = 0, count = 0;
+};
+
+// Resolves the coordinate for a policy with the given settings and channel
+// args. Never fails: invalid channel args or environment values are skipped
+// and described in `note`.
+Coordinate ResolveCoordinate(const ApertureSettings& settings,
+                             const ArgCoordinate& args);
 
 // Process-wide coordinate set through the C API (thread-safe).
 int SetApiCoordinate(uint32_t peer_index, uint32_t peer_count, ap_error* err);

@@ -494,7 +494,16 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   }
   uint64_t fingerprint = ap_order_fingerprint(pointers.data(), order.data(), n);
 
-  Coordinate coordinate = ResolveCoordinate(settings);
+  ArgCoordinate arg_coordinate;
+  if (auto index = args_.GetInt(APERTURE_ARG_PEER_INDEX)) {
+    arg_coordinate.has_index = true;
+    arg_coordinate.index = *index;
+  }
+  if (auto count = args_.GetInt(APERTURE_ARG_PEER_COUNT)) {
+    arg_coordinate.has_count = true;
+    arg_coordinate.count = *count;
+  }
+  Coordinate coordinate = ResolveCoordinate(settings, arg_coordinate);
   ap_subset_params params;
   ap_subset_params_init(&params);
   params.mode = settings.mode;

@@ -55,6 +55,8 @@ static Aperture__V1__CoordinateSource coordinate_source(const char *name) {
   if (strcmp(name, "environment") == 0)
     return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_ENVIRONMENT;
   if (strcmp(name, "hostname") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_HOSTNAME;
+  if (strcmp(name, "channel_arg") == 0)
+    return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_CHANNEL_ARG;
   return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
 }
 

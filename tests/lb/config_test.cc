@@ -155,5 +155,56 @@ TEST(ApertureCoordinate, PrecedenceThroughLiveChannels) {
   unsetenv("APERTURE_PEER_COUNT");
 }
 
+// APERTURE_ARG_PEER_INDEX / APERTURE_ARG_PEER_COUNT give one channel its
+// own coordinate: above the process-wide ones, below the service config;
+// invalid values are skipped with a note naming the arg.
+TEST(ApertureCoordinate, ChannelArgsGiveOneChannelItsCoordinate) {
+  Backend b1, b2, b3;
+  std::vector<std::string> addresses = {b1.address(), b2.address(), b3.address()};
+  auto source_of = [&](const std::string& name, const std::string& config,
+                       std::vector<std::pair<std::string, int>> args,
+                       StateView* out) {
+    TestChannel channel(name, "{\"loadBalancingConfig\":[{\"aperture\":" +
+                                  config + "}]}", true, args);
+    channel.SetAddresses(addresses);
+    EXPECT_TRUE(channel.Call().ok());
+    EXPECT_TRUE(Snapshot(channel.target(), out));
+    return out->coordinate_source;
+  };
+  unsetenv("APERTURE_PEER_INDEX");
+  unsetenv("APERTURE_PEER_COUNT");
+  unsetenv("APERTURE_PEER_FROM_HOSTNAME");
+  ASSERT_EQ(aperture_set_coordinate(1, 4, nullptr), APERTURE_OK);
+  StateView s;
+  EXPECT_EQ(source_of("arg-coord", "{}",
+                      {{APERTURE_ARG_PEER_INDEX, 3}, {APERTURE_ARG_PEER_COUNT, 40}}, &s),
+            "channel_arg");
+  EXPECT_EQ(s.peer_index, 3u);
+  EXPECT_EQ(s.peer_count, 40u);
+  // Another channel of the same process keeps the process coordinate.
+  EXPECT_EQ(source_of("arg-none", "{}", {}, &s), "api");
+  EXPECT_EQ(s.peer_index, 1u);
+  // The service config still wins.
+  EXPECT_EQ(source_of("arg-config", "{\"peerIndex\":0,\"peerCount\":2}",
+                      {{APERTURE_ARG_PEER_INDEX, 3}, {APERTURE_ARG_PEER_COUNT, 40}}, &s),
+            "config");
+  EXPECT_EQ(s.peer_count, 2u);
+  // Invalid: skipped, named in the status, the next source used.
+  EXPECT_EQ(source_of("arg-bad-index", "{}",
+                      {{APERTURE_ARG_PEER_INDEX, 5}, {APERTURE_ARG_PEER_COUNT, 5}}, &s),
+            "api");
+  EXPECT_NE(s.last_status.find("aperture.peer_index=5 ignored"), std::string::npos)
+      << s.last_status;
+  EXPECT_EQ(source_of("arg-bad-count", "{}",
+                      {{APERTURE_ARG_PEER_INDEX, 0}, {APERTURE_ARG_PEER_COUNT, 0}}, &s),
+            "api");
+  EXPECT_NE(s.last_status.find("aperture.peer_count=0 ignored"), std::string::npos)
+      << s.last_status;
+  EXPECT_EQ(source_of("arg-half", "{}", {{APERTURE_ARG_PEER_INDEX, 1}}, &s), "api");
+  EXPECT_NE(s.last_status.find("aperture.peer_count is missing"), std::string::npos)
+      << s.last_status;
+  aperture_clear_coordinate();
+}
+
 }  // namespace
 }  // namespace aperture_test

@@ -197,7 +197,8 @@ int ServerConnectionCount(int port) {
 // ---------------------------------------------------------------- channel
 
 TestChannel::TestChannel(const std::string& name,
-                         const std::string& service_config, bool retries)
+                         const std::string& service_config, bool retries,
+                         const std::vector<std::pair<std::string, int>>& int_args)
     : target_("fake:///" + name),
       generator_(
           grpc_core::MakeRefCounted<grpc_core::FakeResolverResponseGenerator>()) {
@@ -209,6 +210,7 @@ TestChannel::TestChannel(const std::string& name,
   // Each channel its own subchannels, so connection counts are per channel.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   if (!retries) args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+  for (const auto& kv : int_args) args.SetInt(kv.first, kv.second);
   channel_ = grpc::CreateCustomChannel(
       target_, grpc::InsecureChannelCredentials(), args);
   stub_ = std::make_unique<grpc::GenericStub>(channel_);

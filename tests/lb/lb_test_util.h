@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -69,8 +70,10 @@ class TestChannel {
   // `service_config` is the channel's default config ("" for none).
   // `retries` false turns gRPC's retries off, transparent ones included, so
   // every call is exactly one attempt (one pick, one tracked result).
+  // `int_args` are extra integer channel args (e.g. the coordinate).
   TestChannel(const std::string& name, const std::string& service_config,
-              bool retries = true);
+              bool retries = true,
+              const std::vector<std::pair<std::string, int>>& int_args = {});
   // A resolver result; with a non-empty `service_config` the result carries
   // it, as DNS TXT records or xDS would.
   void SetAddresses(const std::vector<std::string>& addresses,
