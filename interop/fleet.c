@@ -32,6 +32,7 @@
 #include "interop/flags.h"
 #include "interop/fleet_churn.h"
 #include "interop/fleet_report.h"
+#include "interop/fleet_client.h"
 #include "interop/fleet_server.h"
 #include "interop/json_read.h"
 #include "interop/latency_hist.h"
@@ -293,43 +294,21 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       snprintf(cnt, sizeof(cnt), "%d", sc->service_clients[s]);
       snprintf(summaries[n_clients], sizeof(summaries[0]), "%s/client-%d-%d.json", dir, s, c);
       snprintf(log, sizeof(log), "%s/client-%d-%d.log", dir, s, c);
-      char *argv[40];
-      int n = 0;
-      argv[n++] = (char *)rn->client_bin;
-      argv[n++] = "--target";
-      argv[n++] = target;
-      argv[n++] = "--service-config";
-      argv[n++] = config;
-      argv[n++] = "--calls";
-      argv[n++] = "0";
-      argv[n++] = "--rate";
-      argv[n++] = rate_s;
-      argv[n++] = "--duration-s";
-      argv[n++] = dur_s;
-      argv[n++] = "--concurrency";
-      argv[n++] = conc_s;
-      argv[n++] = "--timeout-ms";
-      argv[n++] = "5000";
-      argv[n++] = "--linger-s";
-      argv[n++] = "0.3";
-      argv[n++] = "--summary-file";
-      argv[n++] = summaries[n_clients];
-      if (mode->aperture) {
-        argv[n++] = "--peer-index";
-        argv[n++] = idx;
-        argv[n++] = "--peer-count";
-        argv[n++] = cnt;
-      }
-      if (sc->max_backoff_ms > 0) {
-        argv[n++] = "--max-backoff-ms";
-        argv[n++] = backoff_s;
-      }
-      if (sc->churn || sc->bounce) {
-        argv[n++] = "--dns-min-interval-ms";
-        argv[n++] = "100";
-      }
-      argv[n] = NULL;
-      clients[n_clients] = proc_start(argv, log);
+      fleet_client_opts co = {
+          .bin = rn->client_bin,
+          .target = target,
+          .service_config = config,
+          .rate = rate_s,
+          .duration_s = dur_s,
+          .concurrency = conc_s,
+          .linger_s = "0.3",
+          .summary_file = summaries[n_clients],
+          .peer_index = mode->aperture ? idx : NULL,
+          .peer_count = mode->aperture ? cnt : NULL,
+          .max_backoff_ms = sc->max_backoff_ms > 0 ? backoff_s : NULL,
+          .dns_min_interval_ms = (sc->churn || sc->bounce) ? "100" : NULL,
+      };
+      clients[n_clients] = fleet_client_start(&co, log);
       if (clients[n_clients] == NULL) {
         snprintf(r->error, sizeof(r->error), "client %d/%d did not start", s, c);
         ok = 0;

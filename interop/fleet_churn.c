@@ -26,6 +26,7 @@
 #include "interop/churn_model.h"
 #include "interop/delay_queue.h"
 #include "interop/dns_stub.h"
+#include "interop/fleet_client.h"
 #include "interop/fleet_server.h"
 #include "interop/json_read.h"
 #include "interop/proc.h"
@@ -277,39 +278,21 @@ static int start_clients(point_fleet *pf, const churn_mode *m, mode_clients *mc,
     snprintf(idx, sizeof(idx), "%d", c);
     snprintf(mc->summary[c], sizeof(mc->summary[c]), "%s/%s-client%d.json", pf->dir, m->name, c);
     snprintf(log, sizeof(log), "%s/%s-client%d.log", pf->dir, m->name, c);
-    char *argv[40];
-    int n = 0;
-    argv[n++] = (char *)pf->o->client_bin;
-    argv[n++] = "--target";
-    argv[n++] = target;
-    argv[n++] = "--service-config";
-    argv[n++] = config;
-    argv[n++] = "--calls";
-    argv[n++] = "0";
-    argv[n++] = "--rate";
-    argv[n++] = rate;
-    argv[n++] = "--duration-s"; /* an upper bound: the runner stops the clients */
-    argv[n++] = "3600";
-    argv[n++] = "--concurrency";
-    argv[n++] = "2";
-    argv[n++] = "--timeout-ms";
-    argv[n++] = "5000";
-    argv[n++] = "--linger-s";
-    argv[n++] = "0";
-    argv[n++] = "--summary-file";
-    argv[n++] = mc->summary[c];
-    argv[n++] = "--dns-min-interval-ms";
-    argv[n++] = "100";
-    if (m->aperture) {
-      argv[n++] = "--peer-index";
-      argv[n++] = idx;
-      argv[n++] = "--peer-count";
-      argv[n++] = cnt;
-      argv[n++] = "--status-port";
-      argv[n++] = "0";
-    }
-    argv[n] = NULL;
-    mc->p[c] = proc_start(argv, log);
+    fleet_client_opts co = {
+        .bin = pf->o->client_bin,
+        .target = target,
+        .service_config = config,
+        .rate = rate,
+        .duration_s = "3600", /* an upper bound: the runner stops the clients */
+        .concurrency = "2",
+        .linger_s = "0",
+        .summary_file = mc->summary[c],
+        .peer_index = m->aperture ? idx : NULL,
+        .peer_count = m->aperture ? cnt : NULL,
+        .dns_min_interval_ms = "100",
+        .status_server = m->aperture,
+    };
+    mc->p[c] = fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);
       return -1;
