@@ -105,6 +105,21 @@ TEST(ApertureCoordinate, HostnameOrdinal) {
   EXPECT_FALSE(aperture_lb::ParseHostnameOrdinal("web-99999999999", &v));
 }
 
+// A channel named `name` with the aperture `config` and integer channel
+// `args` makes one call; fills its snapshot and returns where its
+// coordinate came from.
+std::string CoordinateSourceOf(const std::vector<std::string>& addresses,
+                               const std::string& name, const std::string& config,
+                               const std::vector<std::pair<std::string, int>>& args,
+                               StateView* out) {
+  TestChannel channel(name, "{\"loadBalancingConfig\":[{\"aperture\":" +
+                                config + "}]}", true, args);
+  channel.SetAddresses(addresses);
+  EXPECT_TRUE(channel.Call().ok());
+  EXPECT_TRUE(Snapshot(channel.target(), out));
+  return out->coordinate_source;
+}
+
 // Precedence config > API > environment > host name, seen in the status
 // snapshot of a live channel; no coordinate falls back to random.
 TEST(ApertureCoordinate, PrecedenceThroughLiveChannels) {
@@ -112,12 +127,7 @@ TEST(ApertureCoordinate, PrecedenceThroughLiveChannels) {
   std::vector<std::string> addresses = {b1.address(), b2.address(), b3.address()};
   auto source_of = [&](const std::string& name, const std::string& config,
                        StateView* out) {
-    TestChannel channel(name, "{\"loadBalancingConfig\":[{\"aperture\":" +
-                                  config + "}]}");
-    channel.SetAddresses(addresses);
-    EXPECT_TRUE(channel.Call().ok());
-    EXPECT_TRUE(Snapshot(channel.target(), out));
-    return out->coordinate_source;
+    return CoordinateSourceOf(addresses, name, config, {}, out);
   };
   unsetenv("APERTURE_PEER_INDEX");
   unsetenv("APERTURE_PEER_COUNT");
@@ -164,12 +174,7 @@ TEST(ApertureCoordinate, ChannelArgsGiveOneChannelItsCoordinate) {
   auto source_of = [&](const std::string& name, const std::string& config,
                        std::vector<std::pair<std::string, int>> args,
                        StateView* out) {
-    TestChannel channel(name, "{\"loadBalancingConfig\":[{\"aperture\":" +
-                                  config + "}]}", true, args);
-    channel.SetAddresses(addresses);
-    EXPECT_TRUE(channel.Call().ok());
-    EXPECT_TRUE(Snapshot(channel.target(), out));
-    return out->coordinate_source;
+    return CoordinateSourceOf(addresses, name, config, args, out);
   };
   unsetenv("APERTURE_PEER_INDEX");
   unsetenv("APERTURE_PEER_COUNT");

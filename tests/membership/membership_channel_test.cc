@@ -65,6 +65,19 @@ std::vector<std::string> SetAndWaitMembersReady(
   return members;
 }
 
+// Waits until `address` is no longer draining and READY again, then until
+// a call reaches `backend`.
+void WaitBackInService(TestChannel* channel, Backend* backend,
+                       const std::string& address) {
+  ASSERT_TRUE(WaitForState(channel->target(), [&](const StateView& v) {
+    return !IsDraining(v) && v.Find(address)->connectivity == 2;
+  }, 30000)) << address << " is still draining or not READY";
+  backend->ResetCalls();
+  ASSERT_TRUE(WaitFor([&] {
+    return channel->Call().ok() && backend->calls() > 0;
+  })) << address << " gets no calls";
+}
+
 // A member restarts at the same address and the resolver drops it and
 // brings it back within the grace: no subchannel is created or destroyed,
 // the ring is not rebuilt, the member keeps its slot (and its counters) but
@@ -113,13 +126,7 @@ TEST(DebouncedMembership, RestartWithinGraceCausesNoChurn) {
   ASSERT_TRUE(SetAndWait(&channel, all, [](const StateView& v) {
     return !IsDraining(v);
   }));
-  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
-    return !IsDraining(v) && v.Find(victim_address)->connectivity == 2;
-  }, 30000));
-  victim->ResetCalls();
-  ASSERT_TRUE(WaitFor([&] {
-    return channel.Call().ok() && victim->calls() > 0;
-  }));
+  ASSERT_NO_FATAL_FAILURE(WaitBackInService(&channel, victim, victim_address));
   StateView back = Snap(channel.target());
   EXPECT_EQ(back.rebuilds, s0.rebuilds);
   EXPECT_EQ(back.subchannels_created, s0.subchannels_created);
@@ -316,13 +323,7 @@ TEST(DebouncedMembership, DrainingMemberReadyAgainAsksTheResolver) {
   // also ask, which restores the slot just the same.)
   channel.SetReresolutionAddresses(all);
   victim->Restart();
-  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& v) {
-    return !IsDraining(v) && v.Find(victim_address)->connectivity == 2;
-  }, 30000)) << "the restarted member is still draining";
-  victim->ResetCalls();
-  ASSERT_TRUE(WaitFor([&] {
-    return channel.Call().ok() && victim->calls() > 0;
-  }));
+  ASSERT_NO_FATAL_FAILURE(WaitBackInService(&channel, victim, victim_address));
   StateView back = Snap(channel.target());
   EXPECT_EQ(back.rebuilds, s0.rebuilds);
   EXPECT_EQ(back.subchannels_created, s0.subchannels_created);
