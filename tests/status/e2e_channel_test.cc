@@ -316,8 +316,9 @@ TEST_F(EndToEnd, StatusMatchesWhatTheChannelDid) {
     total_picks += e->picks;
     if (e->in_aperture) {
       members++;
-      if (e->picks > 0)
+      if (e->picks > 0) {
         EXPECT_EQ(e->connectivity, APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY);
+      }
     } else {
       EXPECT_EQ(b->calls(), 0) << e->address << " is outside the aperture but got calls";
       EXPECT_EQ(e->picks, 0u);
