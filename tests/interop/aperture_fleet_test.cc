@@ -222,7 +222,7 @@ TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
 
 namespace {
 
-// Issue 7: s1 leaves the DNS answer, stops (GOAWAY, so every client holding
+// A restart under removalGraceMs: s1 leaves the DNS answer, stops (GOAWAY, so every client holding
 // it asks the resolver again) and comes back at the same address 1 s later,
 // inside removalGraceMs 5000. The draining slot keeps the ring as it was:
 // the servers that stayed see no connection opened or closed, no call fails
@@ -251,7 +251,7 @@ TEST(ApertureFleetRestartTest, RestartWithinTheGraceChangesNoSession) {
 
 namespace {
 
-// Issue 7 in real processes: at 12 servers, 4 clients, minAperture 3 the
+// Smooth vs continuous in real processes: at 12 servers, 4 clients, minAperture 3 the
 // model has smooth change far fewer sessions than continuous when one server
 // leaves (continuous's window doubles from 1/4 to 2/4 of the ring when N
 // drops to 11; smooth's grows from 1/4 to 3/11). s1 leaves the DNS answer,
