@@ -12,32 +12,14 @@
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_rng.h"
 #include "policy/lb/lb_picker.h"
-#include "src/core/lib/load_balancing/subchannel_interface.h"
+#include "tests/lb/picker_fakes.h"
 
 namespace {
 
 using grpc_core::LoadBalancingPolicy;
 
-// Stands in for a connected subchannel: the picker only hands it back.
-class IdleSubchannel : public grpc_core::SubchannelInterface {
- public:
-  void WatchConnectivityState(
-      std::unique_ptr<ConnectivityStateWatcherInterface>) override {}
-  void CancelConnectivityStateWatch(
-      ConnectivityStateWatcherInterface*) override {}
-  void RequestConnection() override {}
-  void ResetBackoff() override {}
-  void AddDataWatcher(std::unique_ptr<DataWatcherInterface>) override {}
-};
-
-// The call arena of one call at a time.
-class ScratchCallState : public LoadBalancingPolicy::CallState {
- public:
-  void* Alloc(size_t size) override { return size <= sizeof(buf_) ? buf_ : nullptr; }
-
- private:
-  alignas(64) char buf_[256];
-};
+using aperture_test::IdleSubchannel;
+using aperture_test::ScratchCallState;
 
 aperture_lb::AperturePicker* PickerFor(size_t n) {
   static std::mutex mu;

@@ -15,32 +15,14 @@
 
 #include "policy/core/ap_pick.h"
 #include "policy/lb/lb_picker.h"
-#include "src/core/lib/load_balancing/subchannel_interface.h"
+#include "tests/lb/picker_fakes.h"
 
 namespace {
 
 using grpc_core::LoadBalancingPolicy;
 
-// The picker only hands subchannels back; this one is never connected.
-class IdleSubchannel : public grpc_core::SubchannelInterface {
- public:
-  void WatchConnectivityState(
-      std::unique_ptr<ConnectivityStateWatcherInterface>) override {}
-  void CancelConnectivityStateWatch(
-      ConnectivityStateWatcherInterface*) override {}
-  void RequestConnection() override {}
-  void ResetBackoff() override {}
-  void AddDataWatcher(std::unique_ptr<DataWatcherInterface>) override {}
-};
-
-// One call's arena.
-class ScratchCallState : public LoadBalancingPolicy::CallState {
- public:
-  void* Alloc(size_t size) override { return size <= sizeof(buf_) ? buf_ : nullptr; }
-
- private:
-  alignas(64) char buf_[256];
-};
+using aperture_test::IdleSubchannel;
+using aperture_test::ScratchCallState;
 
 // What one thread saw, per endpoint index.
 struct Tally {
