@@ -148,6 +148,20 @@ static void detach(ap_session_table *t, ap_session_shard *s,
   atomic_fetch_sub_explicit(&t->size, 1, memory_order_relaxed);
 }
 
+/* The live entry for the key, or NULL; an expired one is dropped on the
+ * way. Call with the shard's lock held. */
+static ap_session_entry *find_live(ap_session_table *t, ap_session_shard *s,
+                                   uint64_t hash, const char *key,
+                                   size_t key_len, uint64_t now_ms) {
+  ap_session_entry *e = find(s, hash, key, key_len);
+  if (e != NULL && is_expired(t, e, now_ms)) {
+    detach(t, s, e);
+    free(e);
+    e = NULL;
+  }
+  return e;
+}
+
 /* Drops the expired entries at the old end of the LRU list. */
 static void reclaim_expired(ap_session_table *t, ap_session_shard *s,
                             uint64_t now_ms, size_t *reclaimed) {
@@ -303,12 +317,7 @@ int ap_session_table_get(ap_session_table *t, const char *key, size_t key_len,
   uint64_t hash = key_hash(key, key_len);
   ap_session_shard *s = shard_of(t, hash);
   pthread_mutex_lock(&s->mu);
-  ap_session_entry *e = find(s, hash, key, key_len);
-  if (e != NULL && is_expired(t, e, now_ms)) {
-    detach(t, s, e);
-    free(e);
-    e = NULL;
-  }
+  ap_session_entry *e = find_live(t, s, hash, key, key_len, now_ms);
   if (e != NULL) {
     if ((size_t)e->address_len + 1 > cap) {
       size_t need = (size_t)e->address_len + 1;
@@ -380,12 +389,7 @@ int ap_session_table_route(ap_session_table *t, const char *key,
   uint64_t hash = key_hash(key, key_len);
   ap_session_shard *s = shard_of(t, hash);
   pthread_mutex_lock(&s->mu);
-  ap_session_entry *e = find(s, hash, key, key_len);
-  if (e != NULL && is_expired(t, e, now_ms)) {
-    detach(t, s, e);
-    free(e);
-    e = NULL;
-  }
+  ap_session_entry *e = find_live(t, s, hash, key, key_len, now_ms);
   if (e != NULL && chooser->usable(chooser->ctx, entry_address(e))) {
     if (now_ms > e->last_used_ms) e->last_used_ms = now_ms;
     lru_unlink(s, e);
