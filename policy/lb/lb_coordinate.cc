@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -47,6 +48,16 @@ bool EnvPeerCount(uint32_t* count, std::string* note) {
   return true;
 }
 
+// `c` (with the notes gathered so far) completed with a coordinate.
+Coordinate Found(Coordinate c, uint32_t peer_index, uint32_t peer_count,
+                 const char* source) {
+  c.known = true;
+  c.peer_index = peer_index;
+  c.peer_count = peer_count;
+  c.source = source;
+  return c;
+}
+
 }  // namespace
 
 bool ParseHostnameOrdinal(const char* hostname, uint32_t* ordinal) {
@@ -85,11 +96,8 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
                              const ArgCoordinate& args) {
   Coordinate c;
   if (settings.has_coordinate) {
-    c.known = true;
-    c.peer_index = settings.peer_index;
-    c.peer_count = settings.peer_count;
-    c.source = "config";
-    return c;
+    return Found(std::move(c), settings.peer_index, settings.peer_count,
+                 "config");
   }
   if (args.has_index || args.has_count) {
     if (args.has_index != args.has_count) {
@@ -110,20 +118,14 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
                       args.index, " ignored: must be in [0, ", args.count,
                       "); ");
     } else {
-      c.known = true;
-      c.peer_index = static_cast<uint32_t>(args.index);
-      c.peer_count = static_cast<uint32_t>(args.count);
-      c.source = "channel_arg";
-      return c;
+      return Found(std::move(c), static_cast<uint32_t>(args.index),
+                   static_cast<uint32_t>(args.count), "channel_arg");
     }
   }
   uint64_t api = g_api_coordinate.load(std::memory_order_acquire);
   if (api != 0) {
-    c.known = true;
-    c.peer_index = static_cast<uint32_t>(api & 0xffffffffu);
-    c.peer_count = static_cast<uint32_t>(api >> 32);
-    c.source = "api";
-    return c;
+    return Found(std::move(c), static_cast<uint32_t>(api & 0xffffffffu),
+                 static_cast<uint32_t>(api >> 32), "api");
   }
   const char* index_text = getenv("APERTURE_PEER_INDEX");
   uint32_t count = 0;
@@ -142,11 +144,7 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
                       " ignored: must be less than APERTURE_PEER_COUNT=", count,
                       "; ");
     } else {
-      c.known = true;
-      c.peer_index = index;
-      c.peer_count = count;
-      c.source = "environment";
-      return c;
+      return Found(std::move(c), index, count, "environment");
     }
   }
   if (EnvFlagSet("APERTURE_PEER_FROM_HOSTNAME")) {
@@ -164,11 +162,7 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
       absl::StrAppend(&c.note, "host name ordinal ", ordinal,
                       " is not less than APERTURE_PEER_COUNT=", count, "; ");
     } else {
-      c.known = true;
-      c.peer_index = ordinal;
-      c.peer_count = count;
-      c.source = "hostname";
-      return c;
+      return Found(std::move(c), ordinal, count, "hostname");
     }
   }
   return c;
