@@ -12,21 +12,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/core/test_util.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {
 namespace {
 
-ap_subset_params Params(ap_mode mode, uint32_t index, uint32_t count,
-                        uint32_t min_aperture) {
-  ap_subset_params p;
-  ap_subset_params_init(&p);
-  p.mode = mode;
-  p.peer_index = index;
-  p.peer_count = count;
-  p.min_aperture = min_aperture;
-  return p;
-}
+using aptest::Params;
 
 // Continuous mode, 20 backends, client 1 of 3 with minAperture 5: calls go
 // only to the members, in proportion to their pick weights, over exactly
