@@ -14,6 +14,7 @@
 extern "C" {
 #include "policy/affinity/ap_affinity.h"
 #include "policy/affinity/ap_session_table.h"
+#include "tests/hash_ring/owned_ring.h"
 }
 
 namespace {
@@ -94,22 +95,9 @@ TEST(AffinityConfig, ValidationNamesTheField) {
   EXPECT_EQ(ap_affinity_config_validate(nullptr, nullptr), AP_EINVAL);
 }
 
-// Owns a ring built from std::strings.
-struct Ring {
-  ap_hash_ring* ring = nullptr;
-  std::vector<std::string> names;
-  Ring(std::vector<std::string> n, std::vector<double> weights,
-       uint32_t vnodes)
-      : names(std::move(n)) {
-    std::vector<const char*> ptrs;
-    for (const auto& s : names) ptrs.push_back(s.c_str());
-    ap_error err;
-    int rc = ap_hash_ring_create(ptrs.data(),
-                                 weights.empty() ? nullptr : weights.data(),
-                                 ptrs.size(), vnodes, &ring, &err);
-    EXPECT_EQ(rc, AP_OK) << err.message;
-  }
-  ~Ring() { ap_hash_ring_destroy(ring); }
+// The test ring, with the owner of a key through the affinity chooser.
+struct Ring : hash_ring_test::OwnedRing {
+  using OwnedRing::OwnedRing;
   // Owner of `key` among the usable members (all usable when empty).
   std::string Owner(const std::string& key, std::vector<uint8_t> usable = {}) {
     if (usable.empty()) usable.assign(names.size(), 1);

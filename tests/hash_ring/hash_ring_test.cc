@@ -13,26 +13,14 @@
 extern "C" {
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_hash_ring.h"
+#include "tests/hash_ring/owned_ring.h"
 }
 
 namespace {
 
-// Owns a ring built from std::strings.
-struct Ring {
-  ap_hash_ring* ring = nullptr;
-  std::vector<std::string> names;
-  Ring(std::vector<std::string> n, const std::vector<double>& weights,
-       uint32_t vnodes)
-      : names(std::move(n)) {
-    std::vector<const char*> ptrs;
-    for (const auto& s : names) ptrs.push_back(s.c_str());
-    ap_error err;
-    int rc = ap_hash_ring_create(ptrs.data(),
-                                 weights.empty() ? nullptr : weights.data(),
-                                 ptrs.size(), vnodes, &ring, &err);
-    EXPECT_EQ(rc, AP_OK) << err.message;
-  }
-  ~Ring() { ap_hash_ring_destroy(ring); }
+// The test ring, with the owner of a hash.
+struct Ring : hash_ring_test::OwnedRing {
+  using OwnedRing::OwnedRing;
   const std::string& owner(uint64_t h) const {
     return names[ap_hash_ring_lookup(ring, h)];
   }
