@@ -233,6 +233,7 @@ static void compare_cells(const grid_spec *g, const grid_worst *smooth,
   if (smooth->cell_remove == NULL || continuous->cell_remove == NULL) return;
   out->cells = smooth->cells < continuous->cells ? smooth->cells : continuous->cells;
   const double eps = 1e-12;
+  size_t remove_at = 0, add_at = 0;
   for (size_t i = 0; i < out->cells; i++) {
     double dr = smooth->cell_remove[i] - continuous->cell_remove[i];
     double da = smooth->cell_add[i] - continuous->cell_add[i];
@@ -240,17 +241,19 @@ static void compare_cells(const grid_spec *g, const grid_worst *smooth,
       out->remove_more++;
       if (dr > out->remove_excess) {
         out->remove_excess = dr;
-        grid_cell_at(g, i, &out->remove_n, &out->remove_c);
+        remove_at = i;
       }
     }
     if (da > eps) {
       out->add_more++;
       if (da > out->add_excess) {
         out->add_excess = da;
-        grid_cell_at(g, i, &out->add_n, &out->add_c);
+        add_at = i;
       }
     }
   }
+  if (out->remove_more > 0) grid_cell_at(g, remove_at, &out->remove_n, &out->remove_c);
+  if (out->add_more > 0) grid_cell_at(g, add_at, &out->add_n, &out->add_c);
 }
 
 /* One mode's point and grid run; jobs are independent, so two threads share
