@@ -16,7 +16,7 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/unary_call.h"
+#include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {

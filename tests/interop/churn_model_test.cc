@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "interop/churn_model.h"
-#include "interop/sim_model.h"
-#include "interop/sim_sessions.h"
+#include "interop/fleet/churn_model.h"
+#include "interop/sim/sim_model.h"
+#include "interop/sim/sim_sessions.h"
 #include "policy/core/ap_order.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/unary_call.h"
+#include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "interop/dns_stub.h"
+#include "interop/fleet/dns_stub.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {

@@ -52,8 +52,10 @@ void Child::Kill9() {
 }
 
 std::string InteropBinary(const std::string &name) {
+  // The binaries live in interop's sub-packages.
+  const std::string rel = name == "fleet" ? "fleet/fleet" : "testing/" + name;
   char path[4096];
-  if (proc_find_binary(nullptr, name.c_str(), path, sizeof(path)) != 0) return "";
+  if (proc_find_binary(nullptr, rel.c_str(), path, sizeof(path)) != 0) return "";
   return path;
 }
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "interop/json_read.h"
-#include "interop/proc.h"
+#include "interop/common/json_read.h"
+#include "interop/common/proc.h"
 
 struct JsonDeleter {
   void operator()(json_value *v) const { json_free(v); }

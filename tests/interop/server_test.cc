@@ -11,7 +11,7 @@
 #include "grpc/health/v1/health.pb-c.h"
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/unary_call.h"
+#include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "interop/delay_queue.h"
-#include "interop/json_read.h"
-#include "interop/latency_hist.h"
-#include "interop/rpc_behavior.h"
+#include "interop/common/delay_queue.h"
+#include "interop/common/json_read.h"
+#include "interop/common/latency_hist.h"
+#include "interop/testing/rpc_behavior.h"
 
 namespace {
 

@@ -1,0 +1,49 @@
+#include "interop/common/flags.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int flag_match(int argc, char **argv, int *i, const char *name, const char **out) {
+  const char *arg = argv[*i];
+  if (arg[0] != '-' || arg[1] != '-') return 0;
+  size_t n = strlen(name);
+  if (strncmp(arg + 2, name, n) != 0) return 0;
+  if (arg[2 + n] == '=') {
+    *out = arg + 3 + n;
+    return 1;
+  }
+  if (arg[2 + n] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "flag --%s: missing value\n", name);
+    return -1;
+  }
+  *i += 1;
+  *out = argv[*i];
+  return 1;
+}
+
+int flag_long(const char *name, const char *value, long min, long max, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(value, &end, 10);
+  if (errno != 0 || end == value || *end != '\0' || v < min || v > max) {
+    fprintf(stderr, "flag --%s: '%s' is not an integer in [%ld, %ld]\n", name, value, min, max);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int flag_double(const char *name, const char *value, double min, double max, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(value, &end);
+  if (errno != 0 || end == value || *end != '\0' || !(v >= min && v <= max)) {
+    fprintf(stderr, "flag --%s: '%s' is not a number in [%g, %g]\n", name, value, min, max);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}

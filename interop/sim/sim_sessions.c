@@ -1,0 +1,165 @@
+/* sim_sessions: session sets and their change under one membership step. */
+#include "interop/sim/sim_sessions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "interop/sim/sim_model.h"
+#include "policy/core/ap_hash.h"
+#include "policy/core/ap_ring.h"
+
+const char *sim_sessions_mode_name(int mode) {
+  return mode == SIM_HASH_MOD ? "hash-mod" : ap_mode_name((ap_mode)mode);
+}
+
+void sim_sessions_free(sim_sessions *s) {
+  if (s == NULL) return;
+  free(s->idx);
+  free(s->start);
+  memset(s, 0, sizeof *s);
+}
+
+static void sort_small(uint32_t *a, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    uint32_t x = a[i];
+    size_t j = i;
+    while (j > 0 && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}
+
+int sim_sessions_compute(int mode, uint32_t n, uint32_t clients,
+                         uint32_t min_aperture, sim_sessions *out,
+                         ap_error *err) {
+  memset(out, 0, sizeof *out);
+  out->ring_size = n;
+  out->clients = clients;
+  size_t cap = (size_t)clients * 16 + 16;
+  out->idx = malloc(cap * sizeof *out->idx);
+  out->start = malloc(((size_t)clients + 1) * sizeof *out->start);
+  if (out->idx == NULL || out->start == NULL) {
+    sim_sessions_free(out);
+    return ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  ap_ring *ring = NULL;
+  int rc = AP_OK;
+  if (mode != SIM_HASH_MOD) rc = ap_ring_create(NULL, n, &ring, err);
+  uint32_t a_count = min_aperture < n ? min_aperture : n;
+  size_t total = 0;
+  for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
+    ap_aperture *a = NULL;
+    size_t members = a_count;
+    if (mode != SIM_HASH_MOD) {
+      ap_subset_params p;
+      ap_subset_params_init(&p);
+      p.mode = (ap_mode)mode;
+      p.peer_index = c;
+      p.peer_count = clients;
+      p.min_aperture = min_aperture;
+      p.random_seed = sim_client_seed(0, c);
+      rc = ap_aperture_compute(ring, &p, &a, err);
+      if (rc != AP_OK) break;
+      members = ap_aperture_count(a);
+    }
+    if (total + members > cap) {
+      while (total + members > cap) cap *= 2;
+      uint32_t *grown = realloc(out->idx, cap * sizeof *grown);
+      if (grown == NULL) {
+        ap_aperture_destroy(a);
+        rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+        break;
+      }
+      out->idx = grown;
+    }
+    out->start[c] = total;
+    uint64_t first = ap_mix64(c) % n;
+    for (size_t k = 0; k < members; k++)
+      out->idx[total + k] = a ? ap_aperture_member(a, k)->index
+                              : (uint32_t)((first + k) % n);
+    sort_small(out->idx + total, members);
+    total += members;
+    ap_aperture_destroy(a);
+  }
+  ap_ring_destroy(ring);
+  if (rc != AP_OK) {
+    sim_sessions_free(out);
+    return rc;
+  }
+  out->start[clients] = total;
+  out->total = total;
+  return AP_OK;
+}
+
+/* |A symmetric-difference B| of two sorted identity lists, where B's items
+ * are relabelled ring indices: skip == position to leave out of B (the
+ * joined server, counted separately), shift_from: indices >= it map to
+ * index + shift. */
+static size_t diff_count(const uint32_t *a, size_t na, const uint32_t *b,
+                         size_t nb, uint32_t skip, uint32_t shift_from,
+                         int shift) {
+  size_t i = 0, j = 0, diff = 0;
+  for (;;) {
+    while (j < nb && b[j] == skip) j++;
+    if (i == na || j == nb) break;
+    uint32_t bj = b[j] >= shift_from ? (uint32_t)((int64_t)b[j] + shift) : b[j];
+    if (a[i] == bj) {
+      i++;
+      j++;
+    } else if (a[i] < bj) {
+      diff++;
+      i++;
+    } else {
+      diff++;
+      j++;
+    }
+  }
+  diff += na - i;
+  for (; j < nb; j++)
+    if (b[j] != skip) diff++;
+  return diff;
+}
+
+static int contains(const uint32_t *a, size_t n, uint32_t x) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] == x) return 1;
+  return 0;
+}
+
+size_t sim_sessions_removed(const sim_sessions *before,
+                            const sim_sessions *after, uint32_t r,
+                            size_t *optimum) {
+  size_t diff = 0, opt = 0;
+  for (uint32_t c = 0; c < before->clients; c++) {
+    const uint32_t *a = before->idx + before->start[c];
+    size_t na = before->start[c + 1] - before->start[c];
+    const uint32_t *b = after->idx + after->start[c];
+    size_t nb = after->start[c + 1] - after->start[c];
+    opt += (size_t)contains(a, na, r);
+    /* after index j is identity j (j < r) or j + 1 */
+    diff += diff_count(a, na, b, nb, UINT32_MAX, r, +1);
+  }
+  if (optimum) *optimum = opt;
+  return diff;
+}
+
+size_t sim_sessions_added(const sim_sessions *before,
+                          const sim_sessions *after, uint32_t p,
+                          size_t *optimum) {
+  size_t diff = 0, opt = 0;
+  for (uint32_t c = 0; c < before->clients; c++) {
+    const uint32_t *a = before->idx + before->start[c];
+    size_t na = before->start[c + 1] - before->start[c];
+    const uint32_t *b = after->idx + after->start[c];
+    size_t nb = after->start[c + 1] - after->start[c];
+    /* after index p is the new server (a new session when present);
+     * index j > p is identity j - 1. */
+    int joined = contains(b, nb, p);
+    opt += (size_t)joined;
+    diff += diff_count(a, na, b, nb, p, p + 1, -1) + (size_t)joined;
+  }
+  if (optimum) *optimum = opt;
+  return diff;
+}
