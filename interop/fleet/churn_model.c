@@ -45,13 +45,11 @@ int churn_model_members(const churn_model_fleet *fleet, const char *const *addre
   if (rc == AP_OK) rc = ap_ring_create(weights, n, &ring, err);
   if (rc == AP_OK) {
     ap_subset_params p;
-    ap_subset_params_init(&p);
-    p.mode = fleet->mode;
-    p.peer_index = client;
-    p.peer_count = fleet->clients;
-    p.min_aperture = fleet->min_aperture;
-    if (fleet->seeds != NULL) p.random_seed = fleet->seeds[client];
-    rc = ap_aperture_compute(ring, &p, &a, err);
+    rc = ap_subset_params_for_client(fleet->mode, client, fleet->clients,
+                                     fleet->min_aperture,
+                                     fleet->seeds ? fleet->seeds[client] : 0,
+                                     &p, err);
+    if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
   }
   if (rc == AP_OK) {
     memset(member, 0, n);

@@ -35,14 +35,10 @@ int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
   size_t total = 0;
   for (uint32_t c = 0; c < clients; c++) {
     ap_subset_params p;
-    ap_subset_params_init(&p);
-    p.mode = mode;
-    p.peer_index = c;
-    p.peer_count = clients;
-    p.min_aperture = min_aperture;
-    p.random_seed = sim_client_seed(service, c);
     ap_aperture *a = NULL;
-    int rc = ap_aperture_compute(ring, &p, &a, err);
+    int rc = ap_subset_params_for_client(mode, c, clients, min_aperture,
+                                         sim_client_seed(service, c), &p, err);
+    if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
     if (rc != AP_OK) return rc;
     accumulate(a, rate, conns, load);
     total += ap_aperture_count(a);

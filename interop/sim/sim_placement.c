@@ -135,16 +135,12 @@ static int run_fleet(const variant *v, const uint32_t *present, size_t n,
   }
   for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
     ap_subset_params p;
-    ap_subset_params_init(&p);
-    p.mode = v->mode;
-    p.peer_index = c;
-    p.peer_count = clients;
-    p.min_aperture = a;
     ap_aperture *ap = NULL;
     if (v->fixed_width)
       rc = ap_aperture_from_window(ring, (double)c / clients, fixed_width,
                                    &ap, err);
-    else
+    else if ((rc = ap_subset_params_for_client(v->mode, c, clients, a, 0, &p,
+                                               err)) == AP_OK)
       rc = ap_aperture_compute(ring, &p, &ap, err);
     if (rc != AP_OK) break;
     size_t m = ap_aperture_count(ap);

@@ -54,13 +54,10 @@ int sim_sessions_compute(int mode, uint32_t n, uint32_t clients,
     size_t members = a_count;
     if (mode != SIM_HASH_MOD) {
       ap_subset_params p;
-      ap_subset_params_init(&p);
-      p.mode = (ap_mode)mode;
-      p.peer_index = c;
-      p.peer_count = clients;
-      p.min_aperture = min_aperture;
-      p.random_seed = sim_client_seed(0, c);
-      rc = ap_aperture_compute(ring, &p, &a, err);
+      rc = ap_subset_params_for_client((ap_mode)mode, c, clients,
+                                       min_aperture, sim_client_seed(0, c), &p,
+                                       err);
+      if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
       if (rc != AP_OK) break;
       members = ap_aperture_count(a);
     }

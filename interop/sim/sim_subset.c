@@ -99,13 +99,9 @@ int sim_verb_subset(int argc, char **argv) {
   if (rc == AP_OK) {
     if (coord) {
       ap_subset_params p;
-      ap_subset_params_init(&p);
-      p.mode = mode;
-      p.peer_index = index;
-      p.peer_count = peers;
-      p.min_aperture = min_aperture;
-      p.random_seed = seed;
-      rc = ap_aperture_compute(ring, &p, &a, &err);
+      rc = ap_subset_params_for_client(mode, index, peers, min_aperture, seed,
+                                       &p, &err);
+      if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, &err);
     } else {
       rc = ap_aperture_from_window(ring, offset, width, &a, &err);
     }
