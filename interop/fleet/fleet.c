@@ -69,9 +69,9 @@ typedef struct scenario_cfg {
   double rate;        /* calls/s per client */
   double duration_s;  /* traffic time per mode */
   long concurrency;   /* per client */
-  int slow_server;    /* -1: none */
+  int slow_server;    /* NO_SERVER: none */
   long slow_latency_ms;
-  int kill_server;    /* -1: none */
+  int kill_server;    /* NO_SERVER: none */
   double kill_at_s, restart_at_s;
   int churn;          /* remove s0 and add a spare server mid-run */
   double churn_at_s;
@@ -90,21 +90,48 @@ typedef struct scenario_cfg {
 
 enum { BOUNCE_NONE = 0, BOUNCE_RESTART = 1, BOUNCE_REMOVE = 2 };
 
+enum { NO_SERVER = -1 }; /* slow_server / kill_server: none */
+
 static const scenario_cfg kScenarios[] = {
-    {"balance", 10, 1, {4}, 100, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
-     "smooth,continuous,discrete,random,vdc,mesh,round_robin,pick_first", 2},
-    {"multi-service", 10, 3, {2, 3, 5}, 60, 3, 4, -1, 0, -1, 0, 0, 0, 0, 0,
-     "smooth,continuous,discrete,random,vdc,mesh,round_robin", 2},
+    {.name = "balance", .servers = 10, .n_services = 1, .service_clients = {4},
+     .rate = 100, .duration_s = 3, .concurrency = 4,
+     .slow_server = NO_SERVER, .kill_server = NO_SERVER,
+     .default_modes = "smooth,continuous,discrete,random,vdc,mesh,round_robin,pick_first",
+     .min_aperture = 2},
+    {.name = "multi-service", .servers = 10, .n_services = 3, .service_clients = {2, 3, 5},
+     .rate = 60, .duration_s = 3, .concurrency = 4,
+     .slow_server = NO_SERVER, .kill_server = NO_SERVER,
+     .default_modes = "smooth,continuous,discrete,random,vdc,mesh,round_robin",
+     .min_aperture = 2},
     /* aperture over every server, so P2C alone decides the slow one's share */
-    {"slow-backend", 6, 1, {3}, 150, 3, 16, 0, 40, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 12},
-    {"kill", 5, 1, {3}, 100, 5, 4, -1, 0, 1, 1.0, 2.5, 0, 0, 500, "continuous,round_robin", 2},
-    {"churn", 5, 1, {3}, 100, 4, 4, -1, 0, -1, 0, 0, 1, 1.5, 500, "continuous,round_robin", 2},
-    {"restart", 6, 1, {5}, 100, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500, "continuous,smooth", 2,
-     BOUNCE_RESTART, 1.0, 5000},
-    {"remove", 13, 1, {7}, 60, 4, 4, -1, 0, -1, 0, 0, 0, 1.0, 500,
-     "continuous,smooth,discrete,random,vdc,round_robin", 3, BOUNCE_REMOVE, 0, 0},
+    {.name = "slow-backend", .servers = 6, .n_services = 1, .service_clients = {3},
+     .rate = 150, .duration_s = 3, .concurrency = 16,
+     .slow_server = 0, .slow_latency_ms = 40, .kill_server = NO_SERVER,
+     .default_modes = "continuous,round_robin", .min_aperture = 12},
+    {.name = "kill", .servers = 5, .n_services = 1, .service_clients = {3},
+     .rate = 100, .duration_s = 5, .concurrency = 4,
+     .slow_server = NO_SERVER, .kill_server = 1, .kill_at_s = 1.0, .restart_at_s = 2.5,
+     .max_backoff_ms = 500, .default_modes = "continuous,round_robin", .min_aperture = 2},
+    {.name = "churn", .servers = 5, .n_services = 1, .service_clients = {3},
+     .rate = 100, .duration_s = 4, .concurrency = 4,
+     .slow_server = NO_SERVER, .kill_server = NO_SERVER, .churn = 1, .churn_at_s = 1.5,
+     .max_backoff_ms = 500, .default_modes = "continuous,round_robin", .min_aperture = 2},
+    {.name = "restart", .servers = 6, .n_services = 1, .service_clients = {5},
+     .rate = 100, .duration_s = 4, .concurrency = 4,
+     .slow_server = NO_SERVER, .kill_server = NO_SERVER, .churn_at_s = 1.0,
+     .max_backoff_ms = 500, .default_modes = "continuous,smooth", .min_aperture = 2,
+     .bounce = BOUNCE_RESTART, .bounce_back_s = 1.0, .grace_ms = 5000},
+    {.name = "remove", .servers = 13, .n_services = 1, .service_clients = {7},
+     .rate = 60, .duration_s = 4, .concurrency = 4,
+     .slow_server = NO_SERVER, .kill_server = NO_SERVER, .churn_at_s = 1.0,
+     .max_backoff_ms = 500,
+     .default_modes = "continuous,smooth,discrete,random,vdc,round_robin",
+     .min_aperture = 3, .bounce = BOUNCE_REMOVE},
     /* benchmark: unpaced (rate 0 = as fast as the concurrency allows) */
-    {"throughput", 6, 1, {2}, 0, 3, 32, -1, 0, -1, 0, 0, 0, 0, 0, "continuous,round_robin", 3},
+    {.name = "throughput", .servers = 6, .n_services = 1, .service_clients = {2},
+     .rate = 0, .duration_s = 3, .concurrency = 32,
+     .slow_server = NO_SERVER, .kill_server = NO_SERVER,
+     .default_modes = "continuous,round_robin", .min_aperture = 3},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
 
