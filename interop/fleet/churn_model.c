@@ -1,12 +1,13 @@
-/* churn_model: the core's prediction of a real fleet's sessions. */
+/* churn_model: the core's prediction of a real fleet's sessions, on the
+ * shared session model (common/sessions.h). */
 #include "interop/fleet/churn_model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "interop/common/sessions.h"
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_order.h"
-#include "policy/core/ap_ring.h"
 
 uint64_t churn_model_seed(uint32_t client) { return ap_mix64((uint64_t)client + 1); }
 
@@ -22,6 +23,31 @@ static int check_fleet(const churn_model_fleet *fleet, uint32_t client, ap_error
   return AP_OK;
 }
 
+static uint64_t fleet_seed(uint32_t client, const void *ctx) {
+  const churn_model_fleet *fleet = ctx;
+  return fleet->seeds != NULL ? fleet->seeds[client] : 0;
+}
+
+/* The fleet's sessions on its ring (io_sessions) and, as the policy orders
+ * the address strings, the address each ring index is: order[k] is the
+ * position in `addresses` of ring index k (n entries). */
+static int fleet_model(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
+                       size_t *order, io_sessions *s, ap_error *err) {
+  if (n == 0 || n > AP_MAX_ENDPOINTS) return ap_error_set(err, AP_ERANGE, "no addresses");
+  int rc = ap_order_endpoints(addresses, n, order, err);
+  if (rc != AP_OK) return rc;
+  return io_sessions_compute((int)fleet->mode, (uint32_t)n, fleet->clients, fleet->min_aperture,
+                             fleet_seed, fleet, s, err);
+}
+
+/* member[i] = 1 when client c of s holds addresses[i]: the client's ring
+ * indices mapped back through order. */
+static void client_members(const io_sessions *s, const size_t *order, size_t n, uint32_t c,
+                           uint8_t *member) {
+  memset(member, 0, n);
+  for (size_t k = s->start[c]; k < s->start[c + 1]; k++) member[order[s->idx[k]]] = 1;
+}
+
 int churn_model_members(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
                         uint32_t client, uint8_t *member, ap_error *err) {
   int rc = check_fleet(fleet, client, err);
@@ -31,59 +57,38 @@ int churn_model_members(const churn_model_fleet *fleet, const char *const *addre
   }
   if (n == 0 || n > AP_MAX_ENDPOINTS) return ap_error_set(err, AP_ERANGE, "no addresses");
   size_t *order = malloc(n * sizeof *order);
-  double *weights = malloc(n * sizeof *weights);
-  if (order == NULL || weights == NULL) {
-    free(order);
-    free(weights);
-    return ap_error_set(err, AP_ENOMEM, "out of memory");
-  }
-  /* as the policy: ring order from the strings, explicit weights of 1 */
-  for (size_t i = 0; i < n; i++) weights[i] = 1.0;
-  ap_ring *ring = NULL;
-  ap_aperture *a = NULL;
-  rc = ap_order_endpoints(addresses, n, order, err);
-  if (rc == AP_OK) rc = ap_ring_create(weights, n, &ring, err);
+  if (order == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  io_sessions s;
+  rc = fleet_model(fleet, addresses, n, order, &s, err);
   if (rc == AP_OK) {
-    ap_subset_params p;
-    rc = ap_subset_params_for_client(fleet->mode, client, fleet->clients,
-                                     fleet->min_aperture,
-                                     fleet->seeds ? fleet->seeds[client] : 0,
-                                     &p, err);
-    if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
+    client_members(&s, order, n, client, member);
+    io_sessions_free(&s);
   }
-  if (rc == AP_OK) {
-    memset(member, 0, n);
-    for (size_t k = 0; k < ap_aperture_count(a); k++) {
-      member[order[ap_aperture_member(a, k)->index]] = 1;
-    }
-  }
-  ap_aperture_destroy(a);
-  ap_ring_destroy(ring);
   free(order);
-  free(weights);
   return rc;
 }
 
 int churn_model_sessions(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
                          long *sessions, long *total, ap_error *err) {
-  if (fleet == NULL || sessions == NULL) {
-    return ap_error_set(err, AP_EINVAL, "fleet and sessions must not be NULL");
+  if (fleet == NULL || sessions == NULL || addresses == NULL) {
+    return ap_error_set(err, AP_EINVAL, "fleet, addresses and sessions must not be NULL");
+  }
+  if (fleet->clients > 0) {
+    int rc = check_fleet(fleet, 0, err);
+    if (rc != AP_OK) return rc;
   }
   if (n == 0 || n > AP_MAX_ENDPOINTS) return ap_error_set(err, AP_ERANGE, "no addresses");
-  uint8_t *member = malloc(n);
-  if (member == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  size_t *order = malloc(n * sizeof *order);
+  if (order == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
   memset(sessions, 0, n * sizeof *sessions);
-  long sum = 0;
-  int rc = AP_OK;
-  for (uint32_t c = 0; c < fleet->clients && rc == AP_OK; c++) {
-    rc = churn_model_members(fleet, addresses, n, c, member, err);
-    for (size_t i = 0; rc == AP_OK && i < n; i++) {
-      sessions[i] += member[i];
-      sum += member[i];
-    }
+  io_sessions s;
+  int rc = fleet_model(fleet, addresses, n, order, &s, err);
+  if (rc == AP_OK) {
+    for (size_t k = 0; k < s.total; k++) sessions[order[s.idx[k]]]++;
+    if (total != NULL) *total = (long)s.total;
+    io_sessions_free(&s);
   }
-  free(member);
-  if (rc == AP_OK && total != NULL) *total = sum;
+  free(order);
   return rc;
 }
 
@@ -105,18 +110,25 @@ int churn_model_diff(const churn_model_fleet *fleet, const char *const *before, 
       n_after > AP_MAX_ENDPOINTS) {
     return ap_error_set(err, AP_ERANGE, "both lists need at least one address");
   }
+  if (fleet->clients > 0) {
+    int rc = check_fleet(fleet, 0, err);
+    if (rc != AP_OK) return rc;
+  }
   memset(out, 0, sizeof *out);
   uint8_t *mb = malloc(n_before), *ma = malloc(n_after);
-  if (mb == NULL || ma == NULL) {
-    free(mb);
-    free(ma);
-    return ap_error_set(err, AP_ENOMEM, "out of memory");
-  }
+  size_t *ob = malloc(n_before * sizeof *ob), *oa = malloc(n_after * sizeof *oa);
+  io_sessions sb, sa;
+  memset(&sb, 0, sizeof sb);
+  memset(&sa, 0, sizeof sa);
   int rc = AP_OK;
+  if (mb == NULL || ma == NULL || ob == NULL || oa == NULL) {
+    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  if (rc == AP_OK) rc = fleet_model(fleet, before, n_before, ob, &sb, err);
+  if (rc == AP_OK) rc = fleet_model(fleet, after, n_after, oa, &sa, err);
   for (uint32_t c = 0; c < fleet->clients && rc == AP_OK; c++) {
-    rc = churn_model_members(fleet, before, n_before, c, mb, err);
-    if (rc == AP_OK) rc = churn_model_members(fleet, after, n_after, c, ma, err);
-    if (rc != AP_OK) break;
+    client_members(&sb, ob, n_before, c, mb);
+    client_members(&sa, oa, n_after, c, ma);
     for (size_t i = 0; i < n_before; i++) {
       if (!mb[i]) continue;
       out->sessions_before++;
@@ -132,7 +144,11 @@ int churn_model_diff(const churn_model_fleet *fleet, const char *const *before, 
       if (i < 0 || !mb[i]) out->changed++; /* opened */
     }
   }
+  io_sessions_free(&sb);
+  io_sessions_free(&sa);
   free(mb);
   free(ma);
+  free(ob);
+  free(oa);
   return rc;
 }

@@ -17,7 +17,7 @@
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
 #include "interop/sim/sim_model.h"
-#include "interop/sim/sim_sessions.h"
+#include "interop/common/sessions.h"
 
 static const char kUsage[] =
     "sim churn [--servers 100] [--clients 100] [--min-aperture 12] "
@@ -26,8 +26,14 @@ static const char kUsage[] =
 
 #define NUM_CHURN_MODES (SIM_NUM_MODES + 1)
 
+/* The simulator's random seeds: service 0's. */
+static uint64_t churn_seed(uint32_t client, const void *ctx) {
+  (void)ctx;
+  return sim_client_seed(0, client);
+}
+
 static int churn_mode(int k) {
-  return k < SIM_NUM_MODES ? (int)sim_modes[k] : SIM_HASH_MOD;
+  return k < SIM_NUM_MODES ? (int)sim_modes[k] : IO_HASH_MOD;
 }
 
 typedef struct point_result {
@@ -38,16 +44,16 @@ typedef struct point_result {
 
 static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
                      point_result *out, ap_error *err) {
-  sim_sessions s[3]; /* rings n-1, n, n+1 */
+  io_sessions s[3]; /* rings n-1, n, n+1 */
   memset(s, 0, sizeof s);
   int rc = AP_OK;
   for (int k = 0; k < 3 && rc == AP_OK; k++)
-    rc = sim_sessions_compute(mode, n - 1 + (uint32_t)k, clients, a, &s[k], err);
+    rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, clients, a, churn_seed, NULL, &s[k], err);
   if (rc == AP_OK) {
     double total = (double)s[1].total, sum = 0, max = 0, opt = 0;
     for (uint32_t r = 0; r < n; r++) {
       size_t o = 0;
-      double d = (double)sim_sessions_removed(&s[1], &s[0], r, &o) / total;
+      double d = (double)io_sessions_removed(&s[1], &s[0], r, &o) / total;
       sum += d;
       opt += (double)o / total;
       if (d > max) max = d;
@@ -59,7 +65,7 @@ static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
     sum = max = opt = 0;
     for (uint32_t p = 0; p <= n; p++) {
       size_t o = 0;
-      double d = (double)sim_sessions_added(&s[1], &s[2], p, &o) / total;
+      double d = (double)io_sessions_added(&s[1], &s[2], p, &o) / total;
       sum += d;
       opt += (double)o / total;
       if (d > max) max = d;
@@ -68,7 +74,7 @@ static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
     out->add_max = max;
     out->add_opt = opt / (n + 1);
   }
-  for (int k = 0; k < 3; k++) sim_sessions_free(&s[k]);
+  for (int k = 0; k < 3; k++) io_sessions_free(&s[k]);
   return rc;
 }
 
@@ -138,16 +144,16 @@ static const double kDefaultGridWork = 2.6e8;
  * s_hi (n+1); updates the worst case and records the cell. -1 when out of
  * memory. */
 static int grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
-                      const sim_sessions *s_lo, const sim_sessions *s,
-                      const sim_sessions *s_hi, grid_worst *w) {
+                      const io_sessions *s_lo, const io_sessions *s,
+                      const io_sessions *s_hi, grid_worst *w) {
   double total = (double)s->total, rem = 0, rem_opt = 0, add = 0, add_opt = 0;
   for (uint32_t k = 0; k < g->positions; k++) {
     size_t o = 0;
     uint32_t r = (uint32_t)((uint64_t)k * n / g->positions);
-    rem += (double)sim_sessions_removed(s, s_lo, r, &o) / total;
+    rem += (double)io_sessions_removed(s, s_lo, r, &o) / total;
     rem_opt += (double)o / total;
     uint32_t p = (uint32_t)((uint64_t)k * (n + 1) / g->positions);
-    add += (double)sim_sessions_added(s, s_hi, p, &o) / total;
+    add += (double)io_sessions_added(s, s_hi, p, &o) / total;
     add_opt += (double)o / total;
   }
   rem /= g->positions;
@@ -175,11 +181,11 @@ static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
   memset(w, 0, sizeof *w);
   int rc = AP_OK;
   for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
-    sim_sessions s[3];
+    io_sessions s[3];
     memset(s, 0, sizeof s);
     uint32_t n = g->n_lo;
     for (int k = 0; k < 3 && rc == AP_OK; k++)
-      rc = sim_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, &s[k], err);
+      rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, churn_seed, NULL, &s[k], err);
     while (rc == AP_OK) {
       if (grid_cell(g, n, c, &s[0], &s[1], &s[2], w) != 0) {
         rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
@@ -188,18 +194,18 @@ static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
       if (n + g->step > g->n_hi) break;
       n += g->step;
       if (g->step == 1) { /* slide the window by one ring size */
-        sim_sessions_free(&s[0]);
+        io_sessions_free(&s[0]);
         s[0] = s[1];
         s[1] = s[2];
-        rc = sim_sessions_compute(mode, n + 1, c, a, &s[2], err);
+        rc = io_sessions_compute(mode, n + 1, c, a, churn_seed, NULL, &s[2], err);
       } else {
         for (int k = 0; k < 3 && rc == AP_OK; k++) {
-          sim_sessions_free(&s[k]);
-          rc = sim_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, &s[k], err);
+          io_sessions_free(&s[k]);
+          rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, churn_seed, NULL, &s[k], err);
         }
       }
     }
-    for (int k = 0; k < 3; k++) sim_sessions_free(&s[k]);
+    for (int k = 0; k < 3; k++) io_sessions_free(&s[k]);
   }
   return rc;
 }
@@ -353,7 +359,7 @@ int sim_verb_churn(int argc, char **argv) {
   for (int k = 0; k < NUM_CHURN_MODES; k++) {
     churn_job *j = &jobs[k];
     if (j->rc != AP_OK) {
-      fprintf(stderr, "sim churn: %s: %s\n", sim_sessions_mode_name(j->mode),
+      fprintf(stderr, "sim churn: %s: %s\n", io_sessions_mode_name(j->mode),
               j->err.message);
       for (int i = 0; i < NUM_CHURN_MODES; i++) grid_worst_free(&jobs[i].worst);
       return SIM_EXIT_FAIL;
@@ -365,8 +371,8 @@ int sim_verb_churn(int argc, char **argv) {
   memset(&cmp, 0, sizeof cmp);
   int k_smooth = -1, k_continuous = -1;
   for (int k = 0; k < NUM_CHURN_MODES; k++) {
-    if (strcmp(sim_sessions_mode_name(churn_mode(k)), "smooth") == 0) k_smooth = k;
-    if (strcmp(sim_sessions_mode_name(churn_mode(k)), "continuous") == 0) k_continuous = k;
+    if (strcmp(io_sessions_mode_name(churn_mode(k)), "smooth") == 0) k_smooth = k;
+    if (strcmp(io_sessions_mode_name(churn_mode(k)), "continuous") == 0) k_continuous = k;
   }
   if (!no_grid && k_smooth >= 0 && k_continuous >= 0)
     compare_cells(&g, &gw[k_smooth], &gw[k_continuous], &cmp);
@@ -380,7 +386,7 @@ int sim_verb_churn(int argc, char **argv) {
              "\"remove_changed_max\":%.15g,\"remove_optimum\":%.15g,"
              "\"add_changed\":%.15g,\"add_changed_max\":%.15g,"
              "\"add_optimum\":%.15g}",
-             k ? "," : "", sim_sessions_mode_name(churn_mode(k)),
+             k ? "," : "", io_sessions_mode_name(churn_mode(k)),
              pr[k].sessions, pr[k].remove_mean, pr[k].remove_max,
              pr[k].remove_opt, pr[k].add_mean, pr[k].add_max, pr[k].add_opt);
     printf("]}");
@@ -394,7 +400,7 @@ int sim_verb_churn(int argc, char **argv) {
                "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
                "\"add_optimum\":%.15g,\"remove_mean\":%.15g,\"add_mean\":%.15g,"
                "\"cells\":%zu}",
-               k ? "," : "", sim_sessions_mode_name(churn_mode(k)),
+               k ? "," : "", io_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
                gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
                gw[k].cells ? gw[k].remove_sum / gw[k].cells : 0,
@@ -421,7 +427,7 @@ int sim_verb_churn(int argc, char **argv) {
   for (int k = 0; k < NUM_CHURN_MODES; k++)
     printf("  %-11s | %8.0f | %6.2f%% (max %6.2f%%)  %5.2f%% | %6.2f%% (max "
            "%6.2f%%)  %5.2f%%\n",
-           sim_sessions_mode_name(churn_mode(k)), pr[k].sessions,
+           io_sessions_mode_name(churn_mode(k)), pr[k].sessions,
            100 * pr[k].remove_mean, 100 * pr[k].remove_max,
            100 * pr[k].remove_opt, 100 * pr[k].add_mean, 100 * pr[k].add_max,
            100 * pr[k].add_opt);
@@ -437,7 +443,7 @@ int sim_verb_churn(int argc, char **argv) {
   for (int k = 0; k < NUM_CHURN_MODES; k++)
     printf("  %-11s | %7.2f%%  (%4u, %4u)  %7.2f%% | %7.2f%%  (%4u, %4u)  "
            "%7.2f%% |     %6.2f%%   %6.2f%%\n",
-           sim_sessions_mode_name(churn_mode(k)), 100 * gw[k].remove,
+           io_sessions_mode_name(churn_mode(k)), 100 * gw[k].remove,
            gw[k].remove_n, gw[k].remove_c, 100 * gw[k].remove_opt,
            100 * gw[k].add, gw[k].add_n, gw[k].add_c, 100 * gw[k].add_opt,
            gw[k].cells ? 100 * gw[k].remove_sum / gw[k].cells : 0,

@@ -1,5 +1,5 @@
-// The fleet's prediction (churn_model) against the simulator's own session
-// sets (sim_sessions): the same core, but the model goes through the
+// The fleet's prediction (churn_model) against the session model's own
+// relabelling of ring positions (common/sessions): the same core, but the model goes through the
 // policy's path (address strings, ap_order_endpoints, explicit weights), so
 // the two agree only if that path lays out the ring as the simulator does.
 #include <stdint.h>
@@ -11,7 +11,7 @@
 
 #include "interop/fleet/churn_model.h"
 #include "interop/sim/sim_model.h"
-#include "interop/sim/sim_sessions.h"
+#include "interop/common/sessions.h"
 #include "policy/core/ap_order.h"
 
 namespace {
@@ -38,6 +38,8 @@ std::vector<uint32_t> RingPositions(const std::vector<const char *> &addresses) 
   return pos;
 }
 
+uint64_t SimSeed(uint32_t client, const void *) { return sim_client_seed(0, client); }
+
 struct Point {
   uint32_t servers, clients, min_aperture;
 };
@@ -53,9 +55,9 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
       for (uint32_t c = 0; c < pt.clients; c++) seeds.push_back(sim_client_seed(0, c));
       churn_model_fleet fleet = {mode, pt.clients, pt.min_aperture, seeds.data()};
       ap_error err;
-      sim_sessions lo, full;
-      ASSERT_EQ(AP_OK, sim_sessions_compute(mode, pt.servers - 1, pt.clients, pt.min_aperture, &lo, &err));
-      ASSERT_EQ(AP_OK, sim_sessions_compute(mode, pt.servers, pt.clients, pt.min_aperture, &full, &err));
+      io_sessions lo, full;
+      ASSERT_EQ(AP_OK, io_sessions_compute(mode, pt.servers - 1, pt.clients, pt.min_aperture, SimSeed, nullptr, &lo, &err));
+      ASSERT_EQ(AP_OK, io_sessions_compute(mode, pt.servers, pt.clients, pt.min_aperture, SimSeed, nullptr, &full, &err));
 
       std::vector<std::string> all = Addresses(pt.servers);
       std::vector<const char *> all_p = Pointers(all);
@@ -75,8 +77,8 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
         ASSERT_EQ(AP_OK, churn_model_diff(&fleet, rest.data(), rest.size(), all_p.data(),
                                           all_p.size(), &add, &err));
         size_t opt_rem = 0, opt_add = 0;
-        size_t sim_rem = sim_sessions_removed(&full, &lo, pos[x], &opt_rem);
-        size_t sim_add = sim_sessions_added(&lo, &full, pos[x], &opt_add);
+        size_t sim_rem = io_sessions_removed(&full, &lo, pos[x], &opt_rem);
+        size_t sim_add = io_sessions_added(&lo, &full, pos[x], &opt_add);
         EXPECT_EQ(static_cast<long>(sim_rem), rem.changed) << "removing " << all[x];
         EXPECT_EQ(static_cast<long>(opt_rem), rem.optimum) << "removing " << all[x];
         EXPECT_EQ(sessions[x], rem.optimum) << "removing " << all[x];
@@ -86,8 +88,8 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
         EXPECT_EQ(static_cast<long>(opt_add), add.optimum) << "adding " << all[x];
         EXPECT_GE(rem.changed, rem.optimum);
       }
-      sim_sessions_free(&lo);
-      sim_sessions_free(&full);
+      io_sessions_free(&lo);
+      io_sessions_free(&full);
     }
   }
 }

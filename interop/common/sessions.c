@@ -1,18 +1,17 @@
-/* sim_sessions: session sets and their change under one membership step. */
-#include "interop/sim/sim_sessions.h"
+/* sessions: session sets and their change under one membership step. */
+#include "interop/common/sessions.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "interop/sim/sim_model.h"
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_ring.h"
 
-const char *sim_sessions_mode_name(int mode) {
-  return mode == SIM_HASH_MOD ? "hash-mod" : ap_mode_name((ap_mode)mode);
+const char *io_sessions_mode_name(int mode) {
+  return mode == IO_HASH_MOD ? "hash-mod" : ap_mode_name((ap_mode)mode);
 }
 
-void sim_sessions_free(sim_sessions *s) {
+void io_sessions_free(io_sessions *s) {
   if (s == NULL) return;
   free(s->idx);
   free(s->start);
@@ -31,31 +30,35 @@ static void sort_small(uint32_t *a, size_t n) {
   }
 }
 
-int sim_sessions_compute(int mode, uint32_t n, uint32_t clients,
-                         uint32_t min_aperture, sim_sessions *out,
-                         ap_error *err) {
+int io_sessions_compute(int mode, uint32_t n, uint32_t clients,
+                        uint32_t min_aperture, io_sessions_seed_fn seed,
+                        const void *seed_ctx, io_sessions *out,
+                        ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
   memset(out, 0, sizeof *out);
+  if (n == 0) return ap_error_set(err, AP_ERANGE, "n (servers) must be >= 1");
   out->ring_size = n;
   out->clients = clients;
   size_t cap = (size_t)clients * 16 + 16;
   out->idx = malloc(cap * sizeof *out->idx);
   out->start = malloc(((size_t)clients + 1) * sizeof *out->start);
   if (out->idx == NULL || out->start == NULL) {
-    sim_sessions_free(out);
+    io_sessions_free(out);
     return ap_error_set(err, AP_ENOMEM, "out of memory");
   }
   ap_ring *ring = NULL;
   int rc = AP_OK;
-  if (mode != SIM_HASH_MOD) rc = ap_ring_create(NULL, n, &ring, err);
+  if (mode != IO_HASH_MOD) rc = ap_ring_create(NULL, n, &ring, err);
   uint32_t a_count = min_aperture < n ? min_aperture : n;
   size_t total = 0;
   for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
     ap_aperture *a = NULL;
     size_t members = a_count;
-    if (mode != SIM_HASH_MOD) {
+    if (mode != IO_HASH_MOD) {
       ap_subset_params p;
       rc = ap_subset_params_for_client((ap_mode)mode, c, clients,
-                                       min_aperture, sim_client_seed(0, c), &p,
+                                       min_aperture, seed ? seed(c, seed_ctx) : 0,
+                                       &p,
                                        err);
       if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
       if (rc != AP_OK) break;
@@ -82,7 +85,7 @@ int sim_sessions_compute(int mode, uint32_t n, uint32_t clients,
   }
   ap_ring_destroy(ring);
   if (rc != AP_OK) {
-    sim_sessions_free(out);
+    io_sessions_free(out);
     return rc;
   }
   out->start[clients] = total;
@@ -125,8 +128,8 @@ static int contains(const uint32_t *a, size_t n, uint32_t x) {
   return 0;
 }
 
-size_t sim_sessions_removed(const sim_sessions *before,
-                            const sim_sessions *after, uint32_t r,
+size_t io_sessions_removed(const io_sessions *before,
+                            const io_sessions *after, uint32_t r,
                             size_t *optimum) {
   size_t diff = 0, opt = 0;
   for (uint32_t c = 0; c < before->clients; c++) {
@@ -142,8 +145,8 @@ size_t sim_sessions_removed(const sim_sessions *before,
   return diff;
 }
 
-size_t sim_sessions_added(const sim_sessions *before,
-                          const sim_sessions *after, uint32_t p,
+size_t io_sessions_added(const io_sessions *before,
+                          const io_sessions *after, uint32_t p,
                           size_t *optimum) {
   size_t diff = 0, opt = 0;
   for (uint32_t c = 0; c < before->clients; c++) {
