@@ -47,3 +47,25 @@ int flag_double(const char *name, const char *value, double min, double max, dou
   *out = v;
   return 0;
 }
+
+int flag_parse_one(int argc, char **argv, int *i, const flag_spec *specs, size_t n) {
+  if (argv == NULL || i == NULL || specs == NULL || *i < 0 || *i >= argc) return -1;
+  for (size_t k = 0; k < n; k++) {
+    const flag_spec *f = &specs[k];
+    const char *v;
+    int r = flag_match(argc, argv, i, f->name, &v);
+    if (r == 0) continue;
+    if (r < 0) return -1;
+    switch (f->kind) {
+      case FLAG_LONG:
+        return flag_long(f->name, v, (long)f->min, (long)f->max, f->value) == 0 ? 1 : -1;
+      case FLAG_DOUBLE:
+        return flag_double(f->name, v, f->min, f->max, f->value) == 0 ? 1 : -1;
+      case FLAG_STRING:
+        *(const char **)f->value = v;
+        return 1;
+    }
+    return -1;
+  }
+  return 0;
+}

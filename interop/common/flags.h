@@ -3,6 +3,8 @@
 #ifndef APERTURE_INTEROP_FLAGS_H
 #define APERTURE_INTEROP_FLAGS_H
 
+#include <stddef.h>
+
 /* If argv[*i] is `--name=value` or `--name value`, stores the value in *out,
  * advances *i past a separate value and returns 1. Returns 0 when argv[*i]
  * is another flag, -1 when the value is missing. */
@@ -14,5 +16,22 @@ int flag_long(const char *name, const char *value, long min, long max, long *out
 
 /* Parses a decimal floating point number in [min, max]. Returns 0 or -1. */
 int flag_double(const char *name, const char *value, double min, double max, double *out);
+
+/* One flag of a program's table: its value is stored through `value`
+ * (long*, double* or const char** pointing into argv). */
+typedef enum flag_kind { FLAG_LONG, FLAG_DOUBLE, FLAG_STRING } flag_kind;
+
+typedef struct flag_spec {
+  const char *name; /* without the leading "--" */
+  flag_kind kind;
+  void *value;
+  double min, max; /* accepted range of FLAG_LONG and FLAG_DOUBLE */
+} flag_spec;
+
+/* Matches argv[*i] against every spec (as flag_match) and parses its value
+ * (flag_long, flag_double). Returns 1 when a spec matched and its value is
+ * stored, 0 when none matched, -1 on a missing or bad value (message
+ * printed) or a NULL argument. */
+int flag_parse_one(int argc, char **argv, int *i, const flag_spec *specs, size_t n);
 
 #endif

@@ -128,38 +128,39 @@ static int contains(const uint32_t *a, size_t n, uint32_t x) {
   return 0;
 }
 
-size_t io_sessions_removed(const io_sessions *before,
-                            const io_sessions *after, uint32_t r,
-                            size_t *optimum) {
+/* Sessions changed over all clients from `before` to `after`, where after's
+ * ring relabels as diff_count() describes; `server` is the position that
+ * left (in before) or joined (in after), whose sessions *optimum counts. A
+ * joined server's sessions are new, so they count as changed too. */
+static size_t step_changes(const io_sessions *before, const io_sessions *after,
+                           uint32_t server, int joined, size_t *optimum) {
   size_t diff = 0, opt = 0;
   for (uint32_t c = 0; c < before->clients; c++) {
     const uint32_t *a = before->idx + before->start[c];
     size_t na = before->start[c + 1] - before->start[c];
     const uint32_t *b = after->idx + after->start[c];
     size_t nb = after->start[c + 1] - after->start[c];
-    opt += (size_t)contains(a, na, r);
-    /* after index j is identity j (j < r) or j + 1 */
-    diff += diff_count(a, na, b, nb, UINT32_MAX, r, +1);
+    if (!joined) {
+      opt += (size_t)contains(a, na, server);
+      /* after index j is identity j (j < server) or j + 1 */
+      diff += diff_count(a, na, b, nb, UINT32_MAX, server, +1);
+    } else {
+      /* after index server is the new one; index j > server is j - 1 */
+      size_t has = (size_t)contains(b, nb, server);
+      opt += has;
+      diff += diff_count(a, na, b, nb, server, server + 1, -1) + has;
+    }
   }
   if (optimum) *optimum = opt;
   return diff;
 }
 
-size_t io_sessions_added(const io_sessions *before,
-                          const io_sessions *after, uint32_t p,
-                          size_t *optimum) {
-  size_t diff = 0, opt = 0;
-  for (uint32_t c = 0; c < before->clients; c++) {
-    const uint32_t *a = before->idx + before->start[c];
-    size_t na = before->start[c + 1] - before->start[c];
-    const uint32_t *b = after->idx + after->start[c];
-    size_t nb = after->start[c + 1] - after->start[c];
-    /* after index p is the new server (a new session when present);
-     * index j > p is identity j - 1. */
-    int joined = contains(b, nb, p);
-    opt += (size_t)joined;
-    diff += diff_count(a, na, b, nb, p, p + 1, -1) + (size_t)joined;
-  }
-  if (optimum) *optimum = opt;
-  return diff;
+size_t io_sessions_removed(const io_sessions *before, const io_sessions *after,
+                           uint32_t r, size_t *optimum) {
+  return step_changes(before, after, r, 0, optimum);
+}
+
+size_t io_sessions_added(const io_sessions *before, const io_sessions *after,
+                         uint32_t p, size_t *optimum) {
+  return step_changes(before, after, p, 1, optimum);
 }

@@ -214,46 +214,33 @@ static int parse_options(int argc, char **argv, options *o) {
   o->peer_count = -1;
   o->stats_port = -1;
   o->status_port = -1;
+  const flag_spec specs[] = {
+      {"channels", FLAG_LONG, &o->channels, 1, MAX_CHANNELS},
+      {"calls", FLAG_LONG, &o->calls, 0, 100000000},
+      {"concurrency", FLAG_LONG, &o->concurrency, 1, MAX_CONCURRENCY},
+      {"timeout-ms", FLAG_LONG, &o->timeout_ms, 1, 600000},
+      {"peer-index", FLAG_LONG, &o->peer_index, 0, 1000000},
+      {"peer-count", FLAG_LONG, &o->peer_count, 1, 1000000},
+      {"stats-port", FLAG_LONG, &o->stats_port, 0, 65535},
+      {"status-port", FLAG_LONG, &o->status_port, 0, 65535},
+      {"max-backoff-ms", FLAG_LONG, &o->max_backoff_ms, 100, 600000},
+      {"dns-min-interval-ms", FLAG_LONG, &o->dns_min_interval_ms, 1, 600000},
+      {"rate", FLAG_DOUBLE, &o->rate, 0, 1e7},
+      {"duration-s", FLAG_DOUBLE, &o->duration_s, 0.001, 86400},
+      {"linger-s", FLAG_DOUBLE, &o->linger_s, 0, 3600},
+      {"target", FLAG_STRING, &o->target, 0, 0},
+      {"service-config", FLAG_STRING, &o->service_config, 0, 0},
+      {"rpc-behavior", FLAG_STRING, &o->rpc_behavior, 0, 0},
+      {"summary-file", FLAG_STRING, &o->summary_file, 0, 0},
+  };
   for (int i = 1; i < argc; i++) {
     const char *v;
     int r;
     long lv;
-#define NUM(name, field, lo, hi)                                               \
-  if ((r = flag_match(argc, argv, &i, name, &v)) != 0) {                       \
-    if (r < 0 || flag_long(name, v, lo, hi, &o->field) != 0) return -1;        \
-    continue;                                                                  \
-  }
-#define DBL(name, field, lo, hi)                                               \
-  if ((r = flag_match(argc, argv, &i, name, &v)) != 0) {                       \
-    if (r < 0 || flag_double(name, v, lo, hi, &o->field) != 0) return -1;      \
-    continue;                                                                  \
-  }
-#define STR(name, field)                                                       \
-  if ((r = flag_match(argc, argv, &i, name, &v)) != 0) {                       \
-    if (r < 0) return -1;                                                      \
-    o->field = v;                                                              \
-    continue;                                                                  \
-  }
-    NUM("channels", channels, 1, MAX_CHANNELS)
-    NUM("calls", calls, 0, 100000000)
-    NUM("concurrency", concurrency, 1, MAX_CONCURRENCY)
-    NUM("timeout-ms", timeout_ms, 1, 600000)
-    NUM("peer-index", peer_index, 0, 1000000)
-    NUM("peer-count", peer_count, 1, 1000000)
-    NUM("stats-port", stats_port, 0, 65535)
-    NUM("status-port", status_port, 0, 65535)
-    NUM("max-backoff-ms", max_backoff_ms, 100, 600000)
-    NUM("dns-min-interval-ms", dns_min_interval_ms, 1, 600000)
-    DBL("rate", rate, 0, 1e7)
-    DBL("duration-s", duration_s, 0.001, 86400)
-    DBL("linger-s", linger_s, 0, 3600)
-    STR("target", target)
-    STR("service-config", service_config)
-    STR("rpc-behavior", rpc_behavior)
-    STR("summary-file", summary_file)
-#undef NUM
-#undef DBL
-#undef STR
+    if ((r = flag_parse_one(argc, argv, &i, specs, sizeof specs / sizeof specs[0])) != 0) {
+      if (r < 0) return -1;
+      continue;
+    }
     if ((r = flag_match(argc, argv, &i, "lb", &v)) != 0) {
       if (r < 0) return -1;
       /* shorthand: --lb round_robin == {"loadBalancingConfig":[{"round_robin":{}}]} */

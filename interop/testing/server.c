@@ -378,32 +378,24 @@ static int parse_options(int argc, char **argv, options *o) {
   o->stats_file = NULL;
   o->stats_interval_ms = 200;
   o->shutdown_grace_ms = 2000;
+  const flag_spec specs[] = {
+      {"port", FLAG_LONG, &o->port, 0, 65535},
+      {"extra-latency-ms", FLAG_LONG, &o->extra_latency_ms, 0, RPC_BEHAVIOR_MAX_SLEEP_MS},
+      {"threads", FLAG_LONG, &o->threads, 1, MAX_THREADS},
+      {"stats-interval-ms", FLAG_LONG, &o->stats_interval_ms, 10, 60000},
+      {"shutdown-grace-ms", FLAG_LONG, &o->shutdown_grace_ms, 0, 60000},
+      {"max-connection-age-ms", FLAG_LONG, &o->max_connection_age_ms, 100, 86400000},
+      {"host", FLAG_STRING, &o->host, 0, 0},
+      {"server-id", FLAG_STRING, &o->server_id, 0, 0},
+      {"hostname", FLAG_STRING, &o->hostname, 0, 0},
+      {"stats-file", FLAG_STRING, &o->stats_file, 0, 0},
+  };
   for (int i = 1; i < argc; i++) {
-    const char *v;
     int r;
-#define NUM(name, field, lo, hi)                                               \
-  if ((r = flag_match(argc, argv, &i, name, &v)) != 0) {                       \
-    if (r < 0 || flag_long(name, v, lo, hi, &o->field) != 0) return -1;        \
-    continue;                                                                  \
-  }
-#define STR(name, field)                                                       \
-  if ((r = flag_match(argc, argv, &i, name, &v)) != 0) {                       \
-    if (r < 0) return -1;                                                      \
-    o->field = v;                                                              \
-    continue;                                                                  \
-  }
-    NUM("port", port, 0, 65535)
-    NUM("extra-latency-ms", extra_latency_ms, 0, RPC_BEHAVIOR_MAX_SLEEP_MS)
-    NUM("threads", threads, 1, MAX_THREADS)
-    NUM("stats-interval-ms", stats_interval_ms, 10, 60000)
-    NUM("shutdown-grace-ms", shutdown_grace_ms, 0, 60000)
-    NUM("max-connection-age-ms", max_connection_age_ms, 100, 86400000)
-    STR("host", host)
-    STR("server-id", server_id)
-    STR("hostname", hostname)
-    STR("stats-file", stats_file)
-#undef NUM
-#undef STR
+    if ((r = flag_parse_one(argc, argv, &i, specs, sizeof specs / sizeof specs[0])) != 0) {
+      if (r < 0) return -1;
+      continue;
+    }
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage();
       exit(0);

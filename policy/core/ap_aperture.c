@@ -74,14 +74,12 @@ int ap_subset_params_for_client(ap_mode mode, uint32_t client,
                                 uint64_t random_seed, ap_subset_params *out,
                                 ap_error *err) {
   if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
-  ap_subset_params p;
-  ap_subset_params_init(&p);
-  *out = p;
-  p.mode = mode;
-  p.peer_index = client;
-  p.peer_count = clients;
-  p.min_aperture = min_aperture;
-  p.random_seed = random_seed;
+  ap_subset_params_init(out);
+  const ap_subset_params p = {.mode = mode,
+                              .peer_index = client,
+                              .peer_count = clients,
+                              .min_aperture = min_aperture,
+                              .random_seed = random_seed};
   int rc = validate_params(&p, err);
   if (rc != AP_OK) return rc;
   *out = p;
