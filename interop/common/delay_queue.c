@@ -14,7 +14,7 @@ struct delay_queue {
   size_t size, capacity;
 };
 
-delay_queue *delay_queue_create(size_t capacity) {
+delay_queue *io_delay_queue_create(size_t capacity) {
   if (capacity == 0) return NULL;
   delay_queue *q = calloc(1, sizeof(*q));
   if (q == NULL) return NULL;
@@ -27,13 +27,13 @@ delay_queue *delay_queue_create(size_t capacity) {
   return q;
 }
 
-void delay_queue_destroy(delay_queue *q) {
+void io_delay_queue_destroy(delay_queue *q) {
   if (q == NULL) return;
   free(q->heap);
   free(q);
 }
 
-int delay_queue_push(delay_queue *q, int64_t due_ns, void *item) {
+int io_delay_queue_push(delay_queue *q, int64_t due_ns, void *item) {
   if (q == NULL || q->size == q->capacity) return -1;
   size_t i = q->size++;
   while (i > 0) {
@@ -47,7 +47,7 @@ int delay_queue_push(delay_queue *q, int64_t due_ns, void *item) {
   return 0;
 }
 
-void *delay_queue_pop_any(delay_queue *q) {
+void *io_delay_queue_pop_any(delay_queue *q) {
   if (q == NULL || q->size == 0) return NULL;
   void *top = q->heap[0].item;
   entry last = q->heap[--q->size];
@@ -64,18 +64,18 @@ void *delay_queue_pop_any(delay_queue *q) {
   return top;
 }
 
-void *delay_queue_pop_due(delay_queue *q, int64_t now_ns) {
+void *io_delay_queue_pop_due(delay_queue *q, int64_t now_ns) {
   if (q == NULL || q->size == 0 || q->heap[0].due_ns > now_ns) return NULL;
-  return delay_queue_pop_any(q);
+  return io_delay_queue_pop_any(q);
 }
 
-int64_t delay_queue_next_due(const delay_queue *q) {
+int64_t io_delay_queue_next_due(const delay_queue *q) {
   return (q == NULL || q->size == 0) ? INT64_MAX : q->heap[0].due_ns;
 }
 
-size_t delay_queue_size(const delay_queue *q) { return q ? q->size : 0; }
+size_t io_delay_queue_size(const delay_queue *q) { return q ? q->size : 0; }
 
-int64_t delay_queue_now_ns(void) {
+int64_t io_delay_queue_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;

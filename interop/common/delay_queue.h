@@ -14,29 +14,29 @@ extern "C" {
 typedef struct delay_queue delay_queue;
 
 /* Creates a queue holding at most `capacity` (> 0) items; NULL on bad
- * capacity or out of memory. Free with delay_queue_destroy (items are not
+ * capacity or out of memory. Free with io_delay_queue_destroy (items are not
  * owned by the queue). */
-delay_queue *delay_queue_create(size_t capacity);
-void delay_queue_destroy(delay_queue *q);
+delay_queue *io_delay_queue_create(size_t capacity);
+void io_delay_queue_destroy(delay_queue *q);
 
 /* Adds `item` due at `due_ns`. Returns 0, or -1 when the queue is full or
  * arguments are invalid. */
-int delay_queue_push(delay_queue *q, int64_t due_ns, void *item);
+int io_delay_queue_push(delay_queue *q, int64_t due_ns, void *item);
 
 /* Removes and returns the earliest item if it is due at or before now_ns;
  * otherwise returns NULL. */
-void *delay_queue_pop_due(delay_queue *q, int64_t now_ns);
+void *io_delay_queue_pop_due(delay_queue *q, int64_t now_ns);
 
 /* Removes and returns the earliest item regardless of time (NULL if empty). */
-void *delay_queue_pop_any(delay_queue *q);
+void *io_delay_queue_pop_any(delay_queue *q);
 
 /* Due time of the earliest item, or INT64_MAX when empty. */
-int64_t delay_queue_next_due(const delay_queue *q);
+int64_t io_delay_queue_next_due(const delay_queue *q);
 
-size_t delay_queue_size(const delay_queue *q);
+size_t io_delay_queue_size(const delay_queue *q);
 
 /* CLOCK_MONOTONIC now in nanoseconds. */
-int64_t delay_queue_now_ns(void);
+int64_t io_delay_queue_now_ns(void);
 
 #ifdef __cplusplus
 }

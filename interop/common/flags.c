@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int flag_match(int argc, char **argv, int *i, const char *name, const char **out) {
+int io_flag_match(int argc, char **argv, int *i, const char *name, const char **out) {
   const char *arg = argv[*i];
   if (arg[0] != '-' || arg[1] != '-') return 0;
   size_t n = strlen(name);
@@ -24,7 +24,7 @@ int flag_match(int argc, char **argv, int *i, const char *name, const char **out
   return 1;
 }
 
-int flag_long(const char *name, const char *value, long min, long max, long *out) {
+int io_flag_long(const char *name, const char *value, long min, long max, long *out) {
   char *end;
   errno = 0;
   long v = strtol(value, &end, 10);
@@ -36,7 +36,7 @@ int flag_long(const char *name, const char *value, long min, long max, long *out
   return 0;
 }
 
-int flag_double(const char *name, const char *value, double min, double max, double *out) {
+int io_flag_double(const char *name, const char *value, double min, double max, double *out) {
   char *end;
   errno = 0;
   double v = strtod(value, &end);
@@ -48,19 +48,19 @@ int flag_double(const char *name, const char *value, double min, double max, dou
   return 0;
 }
 
-int flag_parse_one(int argc, char **argv, int *i, const flag_spec *specs, size_t n) {
+int io_flag_parse_one(int argc, char **argv, int *i, const flag_spec *specs, size_t n) {
   if (argv == NULL || i == NULL || specs == NULL || *i < 0 || *i >= argc) return -1;
   for (size_t k = 0; k < n; k++) {
     const flag_spec *f = &specs[k];
     const char *v;
-    int r = flag_match(argc, argv, i, f->name, &v);
+    int r = io_flag_match(argc, argv, i, f->name, &v);
     if (r == 0) continue;
     if (r < 0) return -1;
     switch (f->kind) {
       case FLAG_LONG:
-        return flag_long(f->name, v, (long)f->min, (long)f->max, f->value) == 0 ? 1 : -1;
+        return io_flag_long(f->name, v, (long)f->min, (long)f->max, f->value) == 0 ? 1 : -1;
       case FLAG_DOUBLE:
-        return flag_double(f->name, v, f->min, f->max, f->value) == 0 ? 1 : -1;
+        return io_flag_double(f->name, v, f->min, f->max, f->value) == 0 ? 1 : -1;
       case FLAG_STRING:
         *(const char **)f->value = v;
         return 1;

@@ -155,7 +155,7 @@ static json_value *parse_container(parser *ps, json_type t) {
     json_value *item = parse_value(ps);
     if (item == NULL || append(v, key, item) != 0) {
       free(key);
-      json_free(item);
+      io_json_free(item);
       goto bad;
     }
     skip_ws(ps);
@@ -171,7 +171,7 @@ static json_value *parse_container(parser *ps, json_type t) {
     goto bad;
   }
 bad:
-  json_free(v);
+  io_json_free(v);
   return NULL;
 }
 
@@ -212,7 +212,7 @@ static json_value *parse_value(parser *ps) {
   return v;
 }
 
-json_value *json_parse(const char *text, char *err, size_t err_len) {
+json_value *io_json_parse(const char *text, char *err, size_t err_len) {
   if (err && err_len) err[0] = '\0';
   if (text == NULL) return NULL;
   parser ps = {text, err, err_len, 0};
@@ -221,13 +221,13 @@ json_value *json_parse(const char *text, char *err, size_t err_len) {
   skip_ws(&ps);
   if (*ps.p != '\0') {
     fail(&ps, "trailing text '%.10s'", ps.p);
-    json_free(v);
+    io_json_free(v);
     return NULL;
   }
   return v;
 }
 
-json_value *json_parse_file(const char *path, char *err, size_t err_len) {
+json_value *io_json_parse_file(const char *path, char *err, size_t err_len) {
   if (err && err_len) err[0] = '\0';
   if (path == NULL) return NULL;
   FILE *f = fopen(path, "r");
@@ -254,16 +254,16 @@ json_value *json_parse_file(const char *path, char *err, size_t err_len) {
   fclose(f);
   if (buf == NULL) return NULL;
   buf[len] = '\0';
-  json_value *v = json_parse(buf, err, err_len);
+  json_value *v = io_json_parse(buf, err, err_len);
   free(buf);
   return v;
 }
 
-void json_free(json_value *v) {
+void io_json_free(json_value *v) {
   if (v == NULL) return;
   for (size_t i = 0; i < v->count; i++) {
     if (v->keys) free(v->keys[i]);
-    json_free(v->items[i]);
+    io_json_free(v->items[i]);
   }
   free(v->keys);
   free(v->items);
@@ -271,9 +271,9 @@ void json_free(json_value *v) {
   free(v);
 }
 
-json_type json_type_of(const json_value *v) { return v ? v->type : JSON_NULL; }
+json_type io_json_type_of(const json_value *v) { return v ? v->type : JSON_NULL; }
 
-const json_value *json_get(const json_value *v, const char *key) {
+const json_value *io_json_get(const json_value *v, const char *key) {
   if (v == NULL || v->type != JSON_OBJECT || key == NULL) return NULL;
   for (size_t i = 0; i < v->count; i++) {
     if (strcmp(v->keys[i], key) == 0) return v->items[i];
@@ -281,30 +281,30 @@ const json_value *json_get(const json_value *v, const char *key) {
   return NULL;
 }
 
-size_t json_size(const json_value *v) {
+size_t io_json_size(const json_value *v) {
   return (v && (v->type == JSON_ARRAY || v->type == JSON_OBJECT)) ? v->count : 0;
 }
 
-const json_value *json_at(const json_value *v, size_t i) {
-  return (i < json_size(v)) ? v->items[i] : NULL;
+const json_value *io_json_at(const json_value *v, size_t i) {
+  return (i < io_json_size(v)) ? v->items[i] : NULL;
 }
 
-const char *json_key_at(const json_value *v, size_t i) {
+const char *io_json_key_at(const json_value *v, size_t i) {
   return (v && v->type == JSON_OBJECT && i < v->count) ? v->keys[i] : NULL;
 }
 
-double json_number(const json_value *v, double fallback) {
+double io_json_number(const json_value *v, double fallback) {
   return (v && (v->type == JSON_NUMBER || v->type == JSON_BOOL)) ? v->number : fallback;
 }
 
-const char *json_string(const json_value *v) {
+const char *io_json_string(const json_value *v) {
   return (v && v->type == JSON_STRING) ? v->string : NULL;
 }
 
-int json_bool(const json_value *v, int fallback) {
+int io_json_bool(const json_value *v, int fallback) {
   return (v && v->type == JSON_BOOL) ? (int)v->number : fallback;
 }
 
-double json_get_number(const json_value *v, const char *key, double fallback) {
-  return json_number(json_get(v, key), fallback);
+double io_json_get_number(const json_value *v, const char *key, double fallback) {
+  return io_json_number(io_json_get(v, key), fallback);
 }

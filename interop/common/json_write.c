@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void json_write_string(FILE *f, const char *s) {
+void io_json_write_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
     if (*p == '"' || *p == '\\') {
@@ -21,7 +21,7 @@ void json_write_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-int json_write_file_atomic(const char *path, void (*fill)(FILE *f, void *arg), void *arg) {
+int io_json_write_file_atomic(const char *path, void (*fill)(FILE *f, void *arg), void *arg) {
   if (path == NULL || fill == NULL) return -1;
   size_t n = strlen(path) + 32;
   char *tmp = malloc(n);

@@ -6,11 +6,11 @@
 #include <stdio.h>
 
 /* Writes `s` as a quoted JSON string to `f` (NULL writes ""). */
-void json_write_string(FILE *f, const char *s);
+void io_json_write_string(FILE *f, const char *s);
 
 /* Writes the text produced by `fill(f, arg)` to `path` atomically (a
  * temporary file renamed over path), so readers never see half a file.
  * Returns 0, or -1 when the file cannot be written. */
-int json_write_file_atomic(const char *path, void (*fill)(FILE *f, void *arg), void *arg);
+int io_json_write_file_atomic(const char *path, void (*fill)(FILE *f, void *arg), void *arg);
 
 #endif

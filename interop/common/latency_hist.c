@@ -19,11 +19,11 @@ static uint64_t bucket_mid(int idx) {
   return (m << shift) + ((1ULL << shift) >> 1);
 }
 
-void latency_hist_reset(latency_hist *h) {
+void io_latency_hist_reset(latency_hist *h) {
   if (h != NULL) memset(h, 0, sizeof(*h));
 }
 
-void latency_hist_record(latency_hist *h, uint64_t us) {
+void io_latency_hist_record(latency_hist *h, uint64_t us) {
   if (h == NULL) return;
   h->buckets[bucket_of(us)]++;
   h->count++;
@@ -31,7 +31,7 @@ void latency_hist_record(latency_hist *h, uint64_t us) {
   if (us > h->max_us) h->max_us = us;
 }
 
-void latency_hist_record_n(latency_hist *h, uint64_t us, uint64_t n) {
+void io_latency_hist_record_n(latency_hist *h, uint64_t us, uint64_t n) {
   if (h == NULL || n == 0) return;
   h->buckets[bucket_of(us)] += n;
   h->count += n;
@@ -39,11 +39,11 @@ void latency_hist_record_n(latency_hist *h, uint64_t us, uint64_t n) {
   if (us > h->max_us) h->max_us = us;
 }
 
-uint64_t latency_hist_bucket_value(int i) {
+uint64_t io_latency_hist_bucket_value(int i) {
   return (i < 0 || i >= LATENCY_HIST_BUCKETS) ? 0 : bucket_mid(i);
 }
 
-uint64_t latency_hist_quantile(const latency_hist *h, double q) {
+uint64_t io_latency_hist_quantile(const latency_hist *h, double q) {
   if (h == NULL || h->count == 0 || !(q >= 0.0 && q <= 1.0)) return 0;
   uint64_t rank = (uint64_t)ceil(q * (double)h->count);
   if (rank == 0) rank = 1;
@@ -59,6 +59,6 @@ uint64_t latency_hist_quantile(const latency_hist *h, double q) {
   return h->max_us;
 }
 
-double latency_hist_mean(const latency_hist *h) {
+double io_latency_hist_mean(const latency_hist *h) {
   return (h == NULL || h->count == 0) ? 0.0 : h->sum_us / (double)h->count;
 }

@@ -20,24 +20,24 @@ typedef struct latency_hist {
 } latency_hist;
 
 /* Empties `h`. */
-void latency_hist_reset(latency_hist *h);
+void io_latency_hist_reset(latency_hist *h);
 
 /* Records one value (microseconds). NULL h is ignored. */
-void latency_hist_record(latency_hist *h, uint64_t us);
+void io_latency_hist_record(latency_hist *h, uint64_t us);
 
 /* Records `n` values equal to `us` (merging histograms from summaries). */
-void latency_hist_record_n(latency_hist *h, uint64_t us, uint64_t n);
+void io_latency_hist_record_n(latency_hist *h, uint64_t us, uint64_t n);
 
 /* Representative value (midpoint) of bucket i, for writing a histogram out
  * as (value, count) pairs. */
-uint64_t latency_hist_bucket_value(int i);
+uint64_t io_latency_hist_bucket_value(int i);
 
 /* Value at quantile q in [0, 1] (a bucket midpoint; exact below 128 us);
  * 0 when empty or arguments are invalid. */
-uint64_t latency_hist_quantile(const latency_hist *h, double q);
+uint64_t io_latency_hist_quantile(const latency_hist *h, double q);
 
 /* Mean in microseconds, 0 when empty. */
-double latency_hist_mean(const latency_hist *h);
+double io_latency_hist_mean(const latency_hist *h);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/slice.h>
 
-grpc_byte_buffer *pb_buf_pack(const ProtobufCMessage *msg) {
+grpc_byte_buffer *io_pb_buf_pack(const ProtobufCMessage *msg) {
   if (msg == NULL) return NULL;
   size_t len = protobuf_c_message_get_packed_size(msg);
   grpc_slice slice = grpc_slice_malloc(len);
@@ -15,7 +15,7 @@ grpc_byte_buffer *pb_buf_pack(const ProtobufCMessage *msg) {
   return buf;
 }
 
-ProtobufCMessage *pb_buf_unpack(grpc_byte_buffer *buf,
+ProtobufCMessage *io_pb_buf_unpack(grpc_byte_buffer *buf,
                                 const ProtobufCMessageDescriptor *desc) {
   if (buf == NULL || desc == NULL) return NULL;
   grpc_byte_buffer_reader reader;

@@ -26,7 +26,7 @@ struct proc {
   int slot;
 };
 
-/* Registry read by proc_kill_all (possibly in a signal handler). */
+/* Registry read by io_proc_kill_all (possibly in a signal handler). */
 static volatile sig_atomic_t g_children[MAX_CHILDREN];
 
 static int64_t mono_ms(void) {
@@ -35,7 +35,7 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-proc *proc_start(char *const argv[], const char *stderr_path) {
+proc *io_proc_start(char *const argv[], const char *stderr_path) {
   if (argv == NULL || argv[0] == NULL) return NULL;
   int slot = -1;
   for (int i = 0; i < MAX_CHILDREN; i++) {
@@ -91,7 +91,7 @@ proc *proc_start(char *const argv[], const char *stderr_path) {
   return p;
 }
 
-int proc_wait_line(proc *p, const char *prefix, int timeout_ms, char *out, size_t out_len) {
+int io_proc_wait_line(proc *p, const char *prefix, int timeout_ms, char *out, size_t out_len) {
   if (p == NULL || prefix == NULL || out == NULL || out_len == 0) return -1;
   int64_t deadline = mono_ms() + timeout_ms;
   size_t plen = strlen(prefix);
@@ -124,14 +124,14 @@ int proc_wait_line(proc *p, const char *prefix, int timeout_ms, char *out, size_
   }
 }
 
-pid_t proc_pid(const proc *p) { return p ? p->pid : -1; }
+pid_t io_proc_pid(const proc *p) { return p ? p->pid : -1; }
 
-int proc_signal(proc *p, int sig) {
+int io_proc_signal(proc *p, int sig) {
   if (p == NULL || p->reaped) return -1;
   return kill(-p->pid, sig);
 }
 
-int proc_wait(proc *p, int timeout_ms, int *status) {
+int io_proc_wait(proc *p, int timeout_ms, int *status) {
   if (p == NULL) return -1;
   int64_t deadline = mono_ms() + timeout_ms;
   while (!p->reaped) {
@@ -150,14 +150,14 @@ int proc_wait(proc *p, int timeout_ms, int *status) {
   return 0;
 }
 
-int proc_stop(proc *p, int grace_ms) {
+int io_proc_stop(proc *p, int grace_ms) {
   if (p == NULL) return -1;
   int status = 0;
   if (!p->reaped) {
-    proc_signal(p, SIGTERM);
-    if (proc_wait(p, grace_ms, &status) != 0) {
+    io_proc_signal(p, SIGTERM);
+    if (io_proc_wait(p, grace_ms, &status) != 0) {
       kill(-p->pid, SIGKILL);
-      proc_wait(p, 5000, &status);
+      io_proc_wait(p, 5000, &status);
     }
   } else {
     status = p->status;
@@ -169,7 +169,7 @@ int proc_stop(proc *p, int grace_ms) {
   return status;
 }
 
-void proc_kill_all(void) {
+void io_proc_kill_all(void) {
   for (int i = 0; i < MAX_CHILDREN; i++) {
     pid_t pid = g_children[i];
     if (pid > 0) kill(-pid, SIGKILL);
@@ -181,7 +181,7 @@ static int is_exec(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int proc_find_binary(const char *argv0, const char *name, char *out, size_t out_len) {
+int io_proc_find_binary(const char *argv0, const char *name, char *out, size_t out_len) {
   if (name == NULL || out == NULL || out_len == 0) return -1;
   const char *roots[] = {getenv("RUNFILES_DIR"), getenv("TEST_SRCDIR")};
   for (int i = 0; i < 2; i++) {

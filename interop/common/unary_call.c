@@ -8,7 +8,7 @@
 
 #include "interop/common/pb_buf.h"
 
-int unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *request,
+int io_unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *request,
                const ProtobufCMessageDescriptor *response_desc, const char *md_key,
                const char *md_value, int timeout_ms, unary_result *out) {
   if (ch == NULL || method == NULL || request == NULL || response_desc == NULL || out == NULL ||
@@ -26,7 +26,7 @@ int unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *req
   grpc_metadata_array initial, trailing;
   grpc_metadata_array_init(&initial);
   grpc_metadata_array_init(&trailing);
-  grpc_byte_buffer *req = pb_buf_pack(request);
+  grpc_byte_buffer *req = io_pb_buf_pack(request);
   grpc_byte_buffer *resp = NULL;
   grpc_slice details = grpc_empty_slice();
   grpc_op ops[6];
@@ -65,7 +65,7 @@ int unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *req
                  (int)GRPC_SLICE_LENGTH(m->value), (const char *)GRPC_SLICE_START_PTR(m->value));
       }
     }
-    if (out->code == GRPC_STATUS_OK && resp) out->response = pb_buf_unpack(resp, response_desc);
+    if (out->code == GRPC_STATUS_OK && resp) out->response = io_pb_buf_unpack(resp, response_desc);
   }
   grpc_call_unref(call);
   grpc_completion_queue_shutdown(cq);
@@ -78,14 +78,14 @@ int unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *req
   return rc;
 }
 
-void unary_result_free(unary_result *r) {
+void io_unary_result_free(unary_result *r) {
   if (r && r->response) {
     protobuf_c_message_free_unpacked(r->response, NULL);
     r->response = NULL;
   }
 }
 
-grpc_channel *unary_channel_create(const char *target, const char *service_config) {
+grpc_channel *io_unary_channel_create(const char *target, const char *service_config) {
   if (target == NULL) return NULL;
   grpc_arg args[2];
   size_t n = 0;

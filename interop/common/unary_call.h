@@ -22,16 +22,16 @@ typedef struct unary_result {
  * deadline of timeout_ms. The answer is parsed as `response_desc`.
  * Returns 0 when the call completed (whatever its status; see out->code),
  * -1 on bad arguments or when the call could not be started. Release with
- * unary_result_free. */
-int unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *request,
+ * io_unary_result_free. */
+int io_unary_call(grpc_channel *ch, const char *method, const ProtobufCMessage *request,
                const ProtobufCMessageDescriptor *response_desc, const char *md_key,
                const char *md_value, int timeout_ms, unary_result *out);
 
-void unary_result_free(unary_result *r);
+void io_unary_result_free(unary_result *r);
 
 /* Creates an insecure channel to target (own subchannel pool, optional
  * service config JSON). NULL on bad arguments. */
-grpc_channel *unary_channel_create(const char *target, const char *service_config);
+grpc_channel *io_unary_channel_create(const char *target, const char *service_config);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_order.h"
 
-uint64_t churn_model_seed(uint32_t client) { return ap_mix64((uint64_t)client + 1); }
+uint64_t io_churn_model_seed(uint32_t client) { return ap_mix64((uint64_t)client + 1); }
 
 static int check_fleet(const churn_model_fleet *fleet, uint32_t client, ap_error *err) {
   if (fleet == NULL) return ap_error_set(err, AP_EINVAL, "fleet is NULL");
@@ -48,7 +48,7 @@ static void client_members(const io_sessions *s, const size_t *order, size_t n, 
   for (size_t k = s->start[c]; k < s->start[c + 1]; k++) member[order[s->idx[k]]] = 1;
 }
 
-int churn_model_members(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
+int io_churn_model_members(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
                         uint32_t client, uint8_t *member, ap_error *err) {
   int rc = check_fleet(fleet, client, err);
   if (rc != AP_OK) return rc;
@@ -68,7 +68,7 @@ int churn_model_members(const churn_model_fleet *fleet, const char *const *addre
   return rc;
 }
 
-int churn_model_sessions(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
+int io_churn_model_sessions(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
                          long *sessions, long *total, ap_error *err) {
   if (fleet == NULL || sessions == NULL || addresses == NULL) {
     return ap_error_set(err, AP_EINVAL, "fleet, addresses and sessions must not be NULL");
@@ -100,7 +100,7 @@ static long find(const char *const *list, size_t n, const char *address) {
   return -1;
 }
 
-int churn_model_diff(const churn_model_fleet *fleet, const char *const *before, size_t n_before,
+int io_churn_model_diff(const churn_model_fleet *fleet, const char *const *before, size_t n_before,
                      const char *const *after, size_t n_after, churn_model_change *out,
                      ap_error *err) {
   if (fleet == NULL || before == NULL || after == NULL || out == NULL) {

@@ -31,18 +31,22 @@ typedef struct churn_model_fleet {
 
 /* Seed the fleet gives client c in random mode (also in its config), so
  * the prediction uses the same seeds as the real clients. */
-uint64_t churn_model_seed(uint32_t client);
+uint64_t io_churn_model_seed(uint32_t client);
 
-/* Whether client `client` holds each address: member[i] = 1 when
+/* The model's per-client and per-server views. The fleet reports only
+ * io_churn_model_diff; these two stay public so the model's test can check
+ * each client's aperture and the session totals against the simulator.
+ *
+ * Whether client `client` holds each address: member[i] = 1 when
  * addresses[i] is in its aperture, else 0 (n entries). AP_EINVAL on NULL
  * arguments, duplicate addresses or client >= clients; AP_ERANGE on n == 0. */
-int churn_model_members(const churn_model_fleet *fleet,
+int io_churn_model_members(const churn_model_fleet *fleet,
                         const char *const *addresses, size_t n,
                         uint32_t client, uint8_t *member, ap_error *err);
 
 /* Sessions per address over all clients: sessions[i] = how many clients
  * hold addresses[i] (n entries); *total (when not NULL) their sum. */
-int churn_model_sessions(const churn_model_fleet *fleet,
+int io_churn_model_sessions(const churn_model_fleet *fleet,
                          const char *const *addresses, size_t n,
                          long *sessions, long *total, ap_error *err);
 
@@ -56,7 +60,7 @@ typedef struct churn_model_change {
   long optimum;
 } churn_model_change;
 
-int churn_model_diff(const churn_model_fleet *fleet,
+int io_churn_model_diff(const churn_model_fleet *fleet,
                      const char *const *before, size_t n_before,
                      const char *const *after, size_t n_after,
                      churn_model_change *out, ap_error *err);

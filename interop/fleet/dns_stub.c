@@ -106,7 +106,7 @@ static void *serve(void *arg) {
   return NULL;
 }
 
-dns_stub *dns_stub_start(const char *name, int *port) {
+dns_stub *io_dns_stub_start(const char *name, int *port) {
   if (name == NULL || port == NULL || strlen(name) == 0 || strlen(name) > 200) return NULL;
   dns_stub *d = calloc(1, sizeof(*d));
   if (d == NULL) return NULL;
@@ -130,7 +130,7 @@ dns_stub *dns_stub_start(const char *name, int *port) {
   return d;
 }
 
-int dns_stub_set(dns_stub *d, const char *const *addrs, size_t n) {
+int io_dns_stub_set(dns_stub *d, const char *const *addrs, size_t n) {
   if (d == NULL || (addrs == NULL && n > 0) || n > DNS_STUB_MAX_ADDRS) return -1;
   uint32_t parsed[DNS_STUB_MAX_ADDRS];
   for (size_t i = 0; i < n; i++) {
@@ -145,11 +145,11 @@ int dns_stub_set(dns_stub *d, const char *const *addrs, size_t n) {
   return 0;
 }
 
-long dns_stub_queries(const dns_stub *d) {
+long io_dns_stub_queries(const dns_stub *d) {
   return d ? atomic_load(&((dns_stub *)d)->queries) : 0;
 }
 
-void dns_stub_stop(dns_stub *d) {
+void io_dns_stub_stop(dns_stub *d) {
   if (d == NULL) return;
   atomic_store(&d->stop, true);
   pthread_join(d->thread, NULL);

@@ -20,18 +20,18 @@ typedef struct dns_stub dns_stub;
 
 /* Starts answering for `name` (e.g. "fleet.test", at most 200 chars) on
  * 127.0.0.1:0; stores the UDP port in *port. Returns NULL on bad arguments
- * or when the socket or thread cannot be created. Stop with dns_stub_stop. */
-dns_stub *dns_stub_start(const char *name, int *port);
+ * or when the socket or thread cannot be created. Stop with io_dns_stub_stop. */
+dns_stub *io_dns_stub_start(const char *name, int *port);
 
 /* Replaces the member list: `n` (<= DNS_STUB_MAX_ADDRS) addresses given as
  * dotted quads. Returns 0, or -1 on bad arguments (list unchanged). */
-int dns_stub_set(dns_stub *d, const char *const *addrs, size_t n);
+int io_dns_stub_set(dns_stub *d, const char *const *addrs, size_t n);
 
 /* Number of A queries answered so far. */
-long dns_stub_queries(const dns_stub *d);
+long io_dns_stub_queries(const dns_stub *d);
 
 /* Stops the thread, closes the socket, frees d. NULL is ignored. */
-void dns_stub_stop(dns_stub *d);
+void io_dns_stub_stop(dns_stub *d);
 
 #ifdef __cplusplus
 }

@@ -149,12 +149,12 @@ typedef struct runner {
 } runner;
 
 static void on_signal(int sig) {
-  proc_kill_all();
+  io_proc_kill_all();
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-static double now_s(void) { return (double)delay_queue_now_ns() / 1e9; }
+static double now_s(void) { return (double)io_delay_queue_now_ns() / 1e9; }
 
 static void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -201,7 +201,7 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   fleet_server s;
   memset(&s, 0, sizeof(s));
   snprintf(s.host, sizeof(s.host), "%s", slot->host);
-  int rc = fleet_server_start(rn->server_bin, dir, name, port, stats_suffix, extra, &s);
+  int rc = io_fleet_server_start(rn->server_bin, dir, name, port, stats_suffix, extra, &s);
   slot->p = s.p;
   slot->port = s.port;
   snprintf(slot->stats, sizeof(slot->stats), "%s", s.stats);
@@ -212,13 +212,13 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
  * earlier instances of the same server answered). */
 static void read_server_stats(const server_slot *slot, fleet_server_result *out) {
   char err[128];
-  json_value *v = json_parse_file(slot->stats, err, sizeof(err));
+  json_value *v = io_json_parse_file(slot->stats, err, sizeof(err));
   long calls = 0, peak = 0, opened = 0;
   if (v) {
-    calls = (long)json_get_number(v, "calls", 0);
-    peak = (long)json_get_number(v, "connections_peak", 0);
-    opened = (long)json_get_number(v, "connections_opened", 0);
-    json_free(v);
+    calls = (long)io_json_get_number(v, "calls", 0);
+    peak = (long)io_json_get_number(v, "connections_peak", 0);
+    opened = (long)io_json_get_number(v, "connections_opened", 0);
+    io_json_free(v);
   }
   out->calls = slot->calls_before + calls;
   out->connections_peak = peak > slot->conns_peak_before ? peak : slot->conns_peak_before;
@@ -227,16 +227,16 @@ static void read_server_stats(const server_slot *slot, fleet_server_result *out)
 
 static long stats_calls(const char *path) {
   char err[128];
-  json_value *v = json_parse_file(path, err, sizeof(err));
-  long calls = v ? (long)json_get_number(v, "calls", 0) : 0;
-  json_free(v);
+  json_value *v = io_json_parse_file(path, err, sizeof(err));
+  long calls = v ? (long)io_json_get_number(v, "calls", 0) : 0;
+  io_json_free(v);
   return calls;
 }
 
 /* A server's cumulative connections opened and its open connections now
  * (channelz, from its stats file; at most 50 ms old). */
 static void server_counts(const server_slot *slot, long *opened, long *current) {
-  fleet_server_counts(slot->stats, opened, current);
+  io_fleet_server_counts(slot->stats, opened, current);
 }
 
 static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mode, fleet_run *r) {
@@ -281,10 +281,10 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   char target[FLEET_MAX_SERVERS * 24 + 64] = "ipv4:";
   if (ok && (sc->churn || sc->bounce)) {
     int dns_port = 0;
-    dns = dns_stub_start("fleet.test", &dns_port);
+    dns = io_dns_stub_start("fleet.test", &dns_port);
     const char *members[FLEET_MAX_SERVERS];
     for (int i = 0; i < n_servers; i++) members[i] = servers[i].host;
-    if (dns == NULL || dns_stub_set(dns, members, (size_t)n_servers) != 0) {
+    if (dns == NULL || io_dns_stub_set(dns, members, (size_t)n_servers) != 0) {
       snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
       ok = 0;
     }
@@ -335,7 +335,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
           .max_backoff_ms = sc->max_backoff_ms > 0 ? backoff_s : NULL,
           .dns_min_interval_ms = (sc->churn || sc->bounce) ? "100" : NULL,
       };
-      clients[n_clients] = fleet_client_start(&co, log);
+      clients[n_clients] = io_fleet_client_start(&co, log);
       if (clients[n_clients] == NULL) {
         snprintf(r->error, sizeof(r->error), "client %d/%d did not start", s, c);
         ok = 0;
@@ -365,8 +365,8 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       server_slot *k = &servers[sc->kill_server];
       fleet_server_result before;
       read_server_stats(k, &before); /* last snapshot, at most 50 ms old */
-      proc_signal(k->p, SIGKILL);
-      proc_stop(k->p, 1000);
+      io_proc_signal(k->p, SIGKILL);
+      io_proc_stop(k->p, 1000);
       k->p = NULL;
       k->calls_before = before.calls;
       k->conns_peak_before = before.connections_peak;
@@ -399,7 +399,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       }
       const char *members[FLEET_MAX_SERVERS + 1];
       for (int i = 1; i <= n_servers; i++) members[i - 1] = servers[i].host;
-      dns_stub_set(dns, members, (size_t)n_servers);
+      io_dns_stub_set(dns, members, (size_t)n_servers);
       churned = 1;
       disturbed = 0;
       drain_started = now_s();
@@ -416,9 +416,9 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       for (int i = 0; i < n_servers; i++) {
         if (i != 1) members[m++] = servers[i].host;
       }
-      dns_stub_set(dns, members, (size_t)m);
+      io_dns_stub_set(dns, members, (size_t)m);
       server_slot *k = &servers[1];
-      proc_stop(k->p, 5000);
+      io_proc_stop(k->p, 5000);
       k->p = NULL;
       fleet_server_result before;
       read_server_stats(k, &before);
@@ -436,7 +436,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
        * learn that it is back (gRPC's DNS resolver does not poll) */
       const char *members[FLEET_MAX_SERVERS];
       for (int i = 0; i < n_servers; i++) members[i] = servers[i].host;
-      dns_stub_set(dns, members, (size_t)n_servers);
+      io_dns_stub_set(dns, members, (size_t)n_servers);
       dns_back = 1;
     }
     if (bounced == 1 && sc->bounce == BOUNCE_RESTART && now_s() - restart_time >= sc->bounce_back_s) {
@@ -464,18 +464,18 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     }
     if (churned == 1) {
       /* stop s0 once drained (no connection left), or after 5 s anyway */
-      json_value *v = json_parse_file(servers[0].stats, NULL, 0);
-      long current = v ? (long)json_get_number(v, "connections_current", 1) : 1;
-      json_free(v);
+      json_value *v = io_json_parse_file(servers[0].stats, NULL, 0);
+      long current = v ? (long)io_json_get_number(v, "connections_current", 1) : 1;
+      io_json_free(v);
       if (current == 0 || now_s() - drain_started > 5.0) {
         r->drain_s = now_s() - drain_started;
-        proc_stop(servers[0].p, 5000);
+        io_proc_stop(servers[0].p, 5000);
         servers[0].p = NULL;
         churned = 2;
       }
     }
     for (int c = 0; c < n_clients; c++) {
-      if (!done[c] && proc_wait(clients[c], 0, NULL) == 0) {
+      if (!done[c] && io_proc_wait(clients[c], 0, NULL) == 0) {
         done[c] = 1;
         n_done++;
       }
@@ -487,14 +487,14 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   if (ok && sc->bounce == BOUNCE_RESTART && bounced >= 2) {
     r->restarted_calls = stats_calls(servers[1].stats);
   }
-  for (int c = 0; c < n_clients; c++) proc_stop(clients[c], 5000);
+  for (int c = 0; c < n_clients; c++) io_proc_stop(clients[c], 5000);
   for (int i = 0; i < total_servers; i++) {
-    if (servers[i].p) proc_stop(servers[i].p, 10000);
+    if (servers[i].p) io_proc_stop(servers[i].p, 10000);
     servers[i].p = NULL;
   }
   if (dns != NULL) {
-    r->dns_queries = dns_stub_queries(dns);
-    dns_stub_stop(dns);
+    r->dns_queries = io_dns_stub_queries(dns);
+    io_dns_stub_stop(dns);
   }
   if (!ok) return -1;
 
@@ -519,11 +519,11 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       n_steady++;
     }
   }
-  r->calls = fleet_spread_of(calls, n_steady);
-  r->connections = fleet_spread_of(conns, n_steady);
+  r->calls = io_fleet_spread_of(calls, n_steady);
+  r->connections = io_fleet_spread_of(conns, n_steady);
 
   static latency_hist hist;
-  latency_hist_reset(&hist);
+  io_latency_hist_reset(&hist);
   char disturbed_addr[64] = "";
   if (disturbed >= 0) snprintf(disturbed_addr, sizeof(disturbed_addr), "ipv4:%s:%d", servers[disturbed].host, servers[disturbed].port);
   long service_server_calls[FLEET_MAX_SERVICES][FLEET_MAX_SERVERS + 1];
@@ -535,43 +535,43 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   }
   for (int c = 0; c < n_clients; c++) {
     char err[160];
-    json_value *v = json_parse_file(summaries[c], err, sizeof(err));
+    json_value *v = io_json_parse_file(summaries[c], err, sizeof(err));
     if (v == NULL) {
       snprintf(r->error, sizeof(r->error), "client summary %.80s: %.60s", summaries[c], err);
       return -1;
     }
-    long okc = (long)json_get_number(v, "ok", 0), failc = (long)json_get_number(v, "failed", 0);
+    long okc = (long)io_json_get_number(v, "ok", 0), failc = (long)io_json_get_number(v, "failed", 0);
     r->ok += okc;
     r->failed += failc;
-    r->qps += json_get_number(v, "qps", 0); /* each client's own rate of finished calls */
+    r->qps += io_json_get_number(v, "qps", 0); /* each client's own rate of finished calls */
     r->services[client_service[c]].ok += okc;
     r->services[client_service[c]].failed += failc;
-    const json_value *codes = json_get(v, "by_code");
-    for (size_t i = 0; i < json_size(codes); i++) {
-      int code = atoi(json_key_at(codes, i));
-      if (code >= 0 && code <= 16) r->by_code[code] += (long)json_number(json_at(codes, i), 0);
+    const json_value *codes = io_json_get(v, "by_code");
+    for (size_t i = 0; i < io_json_size(codes); i++) {
+      int code = atoi(io_json_key_at(codes, i));
+      if (code >= 0 && code <= 16) r->by_code[code] += (long)io_json_number(io_json_at(codes, i), 0);
     }
-    const json_value *fa = json_get(v, "failed_addresses");
-    for (size_t i = 0; disturbed_addr[0] && i < json_size(fa); i++) {
-      if (strcmp(json_key_at(fa, i), disturbed_addr) == 0) {
-        r->failed_on_disturbed += (long)json_number(json_at(fa, i), 0);
+    const json_value *fa = io_json_get(v, "failed_addresses");
+    for (size_t i = 0; disturbed_addr[0] && i < io_json_size(fa); i++) {
+      if (strcmp(io_json_key_at(fa, i), disturbed_addr) == 0) {
+        r->failed_on_disturbed += (long)io_json_number(io_json_at(fa, i), 0);
       }
     }
-    const json_value *h = json_get(v, "latency_hist");
-    for (size_t i = 0; i < json_size(h); i++) {
-      const json_value *pair = json_at(h, i);
-      latency_hist_record_n(&hist, (uint64_t)json_number(json_at(pair, 0), 0),
-                            (uint64_t)json_number(json_at(pair, 1), 0));
+    const json_value *h = io_json_get(v, "latency_hist");
+    for (size_t i = 0; i < io_json_size(h); i++) {
+      const json_value *pair = io_json_at(h, i);
+      io_latency_hist_record_n(&hist, (uint64_t)io_json_number(io_json_at(pair, 0), 0),
+                            (uint64_t)io_json_number(io_json_at(pair, 1), 0));
     }
-    const json_value *peers = json_get(v, "peers");
-    for (size_t i = 0; i < json_size(peers); i++) {
-      const char *name = json_key_at(peers, i);
+    const json_value *peers = io_json_get(v, "peers");
+    for (size_t i = 0; i < io_json_size(peers); i++) {
+      const char *name = io_json_key_at(peers, i);
       int idx = (name[0] == 's') ? atoi(name + 1) : -1;
       if (idx >= 0 && idx < total_servers) {
-        service_server_calls[client_service[c]][idx] += (long)json_number(json_at(peers, i), 0);
+        service_server_calls[client_service[c]][idx] += (long)io_json_number(io_json_at(peers, i), 0);
       }
     }
-    json_free(v);
+    io_json_free(v);
   }
   for (int s = 0; s < sc->n_services; s++) {
     double v[FLEET_MAX_SERVERS + 1];
@@ -584,12 +584,12 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       }
     }
     /* over the servers this service used: how evenly it spreads its own load */
-    r->services[s].calls_max_mean = fleet_spread_of(v, n).max_mean;
+    r->services[s].calls_max_mean = io_fleet_spread_of(v, n).max_mean;
     r->services[s].servers_used = used;
   }
-  r->p50_us = latency_hist_quantile(&hist, 0.5);
-  r->p99_us = latency_hist_quantile(&hist, 0.99);
-  r->p999_us = latency_hist_quantile(&hist, 0.999);
+  r->p50_us = io_latency_hist_quantile(&hist, 0.5);
+  r->p99_us = io_latency_hist_quantile(&hist, 0.99);
+  r->p999_us = io_latency_hist_quantile(&hist, 0.999);
   if (sc->slow_server >= 0) {
     long total = 0;
     for (int i = 0; i < total_servers; i++) total += r->servers[i].calls;
@@ -658,11 +658,11 @@ static void usage(void) {
 /* Asks the client binary which policies it can use. */
 static int client_has_aperture(const char *client_bin) {
   char *argv[] = {(char *)client_bin, "--print-policies", NULL};
-  proc *p = proc_start(argv, NULL);
+  proc *p = io_proc_start(argv, NULL);
   if (p == NULL) return 0;
   char line[256] = "";
-  int got = proc_wait_line(p, "policies: ", 10000, line, sizeof(line)) == 0;
-  proc_stop(p, 2000);
+  int got = io_proc_wait_line(p, "policies: ", 10000, line, sizeof(line)) == 0;
+  io_proc_stop(p, 2000);
   return got && strstr(line, "aperture") != NULL;
 }
 
@@ -675,41 +675,41 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *v;
     int r;
-    if ((r = flag_match(argc, argv, &i, "scenario", &v)) != 0) {
+    if ((r = io_flag_match(argc, argv, &i, "scenario", &v)) != 0) {
       if (r < 0) return 2;
       scenario = v;
-    } else if ((r = flag_match(argc, argv, &i, "modes", &v)) != 0) {
+    } else if ((r = io_flag_match(argc, argv, &i, "modes", &v)) != 0) {
       if (r < 0) return 2;
       rn.modes = v;
-    } else if ((r = flag_match(argc, argv, &i, "points", &v)) != 0) {
+    } else if ((r = io_flag_match(argc, argv, &i, "points", &v)) != 0) {
       if (r < 0) return 2;
       fleet_churn_point check[FLEET_CHURN_MAX_POINTS];
       char perr[200];
-      if (fleet_churn_parse_points(v, check, FLEET_CHURN_MAX_POINTS, perr, sizeof(perr)) < 0) {
+      if (io_fleet_churn_parse_points(v, check, FLEET_CHURN_MAX_POINTS, perr, sizeof(perr)) < 0) {
         fprintf(stderr, "flag %s\n", perr);
         return 2;
       }
       points = v;
-    } else if ((r = flag_match(argc, argv, &i, "svg", &v)) != 0) {
+    } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {
       if (r < 0) return 2;
       rn.svg_path = v;
-    } else if ((r = flag_match(argc, argv, &i, "out-dir", &v)) != 0) {
+    } else if ((r = io_flag_match(argc, argv, &i, "out-dir", &v)) != 0) {
       if (r < 0) return 2;
       out_dir = v;
-    } else if ((r = flag_match(argc, argv, &i, "servers", &v)) != 0) {
-      if (r < 0 || flag_long("servers", v, 1, FLEET_MAX_SERVERS - 1, &rn.servers) != 0) return 2;
-    } else if ((r = flag_match(argc, argv, &i, "clients", &v)) != 0) {
-      if (r < 0 || flag_long("clients", v, 1, MAX_CLIENTS / FLEET_MAX_SERVICES, &rn.clients) != 0) return 2;
-    } else if ((r = flag_match(argc, argv, &i, "min-aperture", &v)) != 0) {
-      if (r < 0 || flag_long("min-aperture", v, 1, 1000000, &rn.min_aperture) != 0) return 2;
-    } else if ((r = flag_match(argc, argv, &i, "grace-ms", &v)) != 0) {
-      if (r < 0 || flag_long("grace-ms", v, 0, 86400000, &rn.grace_ms) != 0) return 2;
-    } else if ((r = flag_match(argc, argv, &i, "concurrency", &v)) != 0) {
-      if (r < 0 || flag_long("concurrency", v, 1, 1000, &rn.concurrency) != 0) return 2;
-    } else if ((r = flag_match(argc, argv, &i, "rate", &v)) != 0) {
-      if (r < 0 || flag_double("rate", v, 1, 100000, &rn.rate) != 0) return 2;
-    } else if ((r = flag_match(argc, argv, &i, "duration-s", &v)) != 0) {
-      if (r < 0 || flag_double("duration-s", v, 0.5, 600, &rn.duration_s) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "servers", &v)) != 0) {
+      if (r < 0 || io_flag_long("servers", v, 1, FLEET_MAX_SERVERS - 1, &rn.servers) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "clients", &v)) != 0) {
+      if (r < 0 || io_flag_long("clients", v, 1, MAX_CLIENTS / FLEET_MAX_SERVICES, &rn.clients) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "min-aperture", &v)) != 0) {
+      if (r < 0 || io_flag_long("min-aperture", v, 1, 1000000, &rn.min_aperture) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "grace-ms", &v)) != 0) {
+      if (r < 0 || io_flag_long("grace-ms", v, 0, 86400000, &rn.grace_ms) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "concurrency", &v)) != 0) {
+      if (r < 0 || io_flag_long("concurrency", v, 1, 1000, &rn.concurrency) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "rate", &v)) != 0) {
+      if (r < 0 || io_flag_double("rate", v, 1, 100000, &rn.rate) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "duration-s", &v)) != 0) {
+      if (r < 0 || io_flag_double("duration-s", v, 0.5, 600, &rn.duration_s) != 0) return 2;
     } else if (strcmp(argv[i], "--json") == 0) {
       rn.json = 1;
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -732,8 +732,8 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
-  if (proc_find_binary(argv[0], "testing/server", rn.server_bin, sizeof(rn.server_bin)) != 0 ||
-      proc_find_binary(argv[0], "testing/client", rn.client_bin, sizeof(rn.client_bin)) != 0) {
+  if (io_proc_find_binary(argv[0], "testing/server", rn.server_bin, sizeof(rn.server_bin)) != 0 ||
+      io_proc_find_binary(argv[0], "testing/client", rn.client_bin, sizeof(rn.client_bin)) != 0) {
     fprintf(stderr, "fleet: cannot find the interop server/client binaries (run with bazel run //interop:fleet)\n");
     return 1;
   }
@@ -745,7 +745,7 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  atexit(proc_kill_all);
+  atexit(io_proc_kill_all);
 
   if (out_dir) {
     snprintf(rn.out_dir, sizeof(rn.out_dir), "%s", out_dir);
@@ -782,7 +782,7 @@ int main(int argc, char **argv) {
     co.have_aperture = rn.have_aperture;
     co.rate = rn.rate;
     int max_rows = (int)(sizeof(churn_rows) / sizeof(churn_rows[0]));
-    if (fleet_churn_grid(&co, churn_rows, max_rows, &n_churn) != 0) failed = 1;
+    if (io_fleet_churn_grid(&co, churn_rows, max_rows, &n_churn) != 0) failed = 1;
   }
 
   char svg[4300];
@@ -796,18 +796,18 @@ int main(int argc, char **argv) {
   snprintf(report, sizeof(report), "%s/report.json", rn.out_dir);
   FILE *rf = fopen(report, "w");
   if (rf != NULL) {
-    fleet_report_json(rf, runs, n_runs, churn_rows, n_churn);
+    io_fleet_report_json(rf, runs, n_runs, churn_rows, n_churn);
     fclose(rf);
   }
   if (rn.json) {
-    fleet_report_json(stdout, runs, n_runs, churn_rows, n_churn);
+    io_fleet_report_json(stdout, runs, n_runs, churn_rows, n_churn);
   } else {
-    if (n_runs > 0) fleet_report_table(stdout, runs, n_runs);
-    fleet_report_churn_table(stdout, churn_rows, n_churn);
+    if (n_runs > 0) io_fleet_report_table(stdout, runs, n_runs);
+    io_fleet_report_churn_table(stdout, churn_rows, n_churn);
   }
   if (n_runs == 0) { /* churn-grid alone: nothing to chart */
     fprintf(rn.json ? stderr : stdout, "logs: %s\n", rn.out_dir);
-  } else if (fleet_report_svg(svg, runs, n_runs) != 0) {
+  } else if (io_fleet_report_svg(svg, runs, n_runs) != 0) {
     fprintf(stderr, "fleet: cannot write %s\n", svg);
     failed = 1;
   } else {

@@ -71,9 +71,9 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-static double now_ms(void) { return (double)delay_queue_now_ns() / 1e6; }
+static double now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
-int fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,
+int io_fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,
                              size_t err_len) {
   int n = 0;
   for (const char *p = text; p != NULL && *p;) {
@@ -142,22 +142,22 @@ static int start_point(point_fleet *pf) {
     char name[16];
     snprintf(name, sizeof(name), "s%d", i);
     snprintf(pf->servers[i].host, sizeof(pf->servers[i].host), "127.0.0.%d", 10 + i);
-    if (fleet_server_start(pf->o->server_bin, pf->dir, name, pf->port, "", NULL, &pf->servers[i]) != 0) {
+    if (io_fleet_server_start(pf->o->server_bin, pf->dir, name, pf->port, "", NULL, &pf->servers[i]) != 0) {
       return -1;
     }
     pf->port = pf->servers[i].port; /* all share the first one's port */
     snprintf(pf->addr[i], sizeof(pf->addr[i]), "%s:%d", pf->servers[i].host, pf->port);
   }
-  pf->dns = dns_stub_start("fleet.test", &pf->dns_port);
+  pf->dns = io_dns_stub_start("fleet.test", &pf->dns_port);
   return pf->dns != NULL ? 0 : -1;
 }
 
 static void stop_point(point_fleet *pf) {
   for (int i = 0; i < pf->pt.servers; i++) {
-    if (pf->servers[i].p) proc_stop(pf->servers[i].p, 10000);
+    if (pf->servers[i].p) io_proc_stop(pf->servers[i].p, 10000);
     pf->servers[i].p = NULL;
   }
-  dns_stub_stop(pf->dns);
+  io_dns_stub_stop(pf->dns);
   pf->dns = NULL;
 }
 
@@ -168,7 +168,7 @@ static int set_answer(point_fleet *pf, int with_removed) {
   for (int i = 0; i < pf->pt.servers; i++) {
     if (i != REMOVED || with_removed) hosts[m++] = pf->servers[i].host;
   }
-  return dns_stub_set(pf->dns, hosts, m);
+  return io_dns_stub_set(pf->dns, hosts, m);
 }
 
 /* Address lists for the model: all servers, or all but s1. */
@@ -188,7 +188,7 @@ static size_t address_list(const point_fleet *pf, int with_removed, const char *
 static int client_ring(const point_fleet *pf, grpc_channel *ch, int with_removed, long *held) {
   Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
   unary_result r;
-  if (unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
+  if (io_unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
                  &aperture__v1__get_ring_state_response__descriptor, NULL, NULL, 3000, &r) != 0) {
     return 0;
   }
@@ -212,7 +212,7 @@ static int client_ring(const point_fleet *pf, grpc_channel *ch, int with_removed
       held[idx]++;
     }
   }
-  unary_result_free(&r);
+  io_unary_result_free(&r);
   return ok;
 }
 
@@ -237,7 +237,7 @@ static int settle(const point_fleet *pf, const churn_mode *m, const mode_clients
     }
     for (int i = 0; ok && i < pf->pt.servers; i++) {
       long opened, current = 0;
-      if (pf->servers[i].p && fleet_server_counts(pf->servers[i].stats, &opened, &current) != 0) ok = 0;
+      if (pf->servers[i].p && io_fleet_server_counts(pf->servers[i].stats, &opened, &current) != 0) ok = 0;
       if (current != held[i]) ok = 0;
     }
     good = ok ? good + 1 : 0;
@@ -257,7 +257,7 @@ static void config_for(const point_fleet *pf, const churn_mode *m, int c, char *
   char seed[48] = "";
   if (m->model == AP_MODE_RANDOM) {
     snprintf(seed, sizeof(seed), ",\"randomSeed\":%llu",
-             (unsigned long long)churn_model_seed((uint32_t)c));
+             (unsigned long long)io_churn_model_seed((uint32_t)c));
   }
   long rr = pf->o->reresolution_ms > 0 ? pf->o->reresolution_ms : 200;
   snprintf(out, len,
@@ -292,7 +292,7 @@ static int start_clients(point_fleet *pf, const churn_mode *m, mode_clients *mc,
         .dns_min_interval_ms = "100",
         .status_server = m->aperture,
     };
-    mc->p[c] = fleet_client_start(&co, log);
+    mc->p[c] = io_fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);
       return -1;
@@ -301,12 +301,12 @@ static int start_clients(point_fleet *pf, const churn_mode *m, mode_clients *mc,
   }
   for (int c = 0; m->aperture && c < mc->n; c++) {
     char line[128], status_target[160];
-    if (proc_wait_line(mc->p[c], "status listening ", 20000, line, sizeof(line)) != 0) {
+    if (io_proc_wait_line(mc->p[c], "status listening ", 20000, line, sizeof(line)) != 0) {
       snprintf(err, err_len, "client %d printed no status address (see %.100s)", c, pf->dir);
       return -1;
     }
     snprintf(status_target, sizeof(status_target), "ipv4:%s", line);
-    mc->status[c] = unary_channel_create(status_target, NULL);
+    mc->status[c] = io_unary_channel_create(status_target, NULL);
     if (mc->status[c] == NULL) {
       snprintf(err, err_len, "no channel to client %d's status server", c);
       return -1;
@@ -322,19 +322,19 @@ static void stop_clients(mode_clients *mc, fleet_churn_row *row) {
     mc->status[c] = NULL;
   }
   for (int c = 0; c < mc->n; c++) {
-    if (mc->p[c]) proc_stop(mc->p[c], 10000);
+    if (mc->p[c]) io_proc_stop(mc->p[c], 10000);
     mc->p[c] = NULL;
   }
   for (int c = 0; c < mc->n; c++) {
-    json_value *v = json_parse_file(mc->summary[c], NULL, 0);
+    json_value *v = io_json_parse_file(mc->summary[c], NULL, 0);
     if (v == NULL) {
       if (row->error[0] == '\0') snprintf(row->error, sizeof(row->error), "client %d wrote no summary", c);
       row->complete = 0;
       continue;
     }
-    row->ok += (long)json_get_number(v, "ok", 0);
-    row->failed += (long)json_get_number(v, "failed", 0);
-    json_free(v);
+    row->ok += (long)io_json_get_number(v, "ok", 0);
+    row->failed += (long)io_json_get_number(v, "failed", 0);
+    io_json_free(v);
   }
 }
 
@@ -344,7 +344,7 @@ typedef struct counts {
 
 static void snapshot(const point_fleet *pf, counts *out) {
   for (int i = 0; i < pf->pt.servers; i++) {
-    fleet_server_counts(pf->servers[i].stats, &out->opened[i], &out->current[i]);
+    io_fleet_server_counts(pf->servers[i].stats, &out->opened[i], &out->current[i]);
   }
 }
 
@@ -363,15 +363,15 @@ static long total_current(const point_fleet *pf, const counts *c) {
 
 static int predict(const point_fleet *pf, const churn_mode *m, fleet_churn_row *row) {
   uint64_t seeds[MAX_C];
-  for (int c = 0; c < pf->pt.clients; c++) seeds[c] = churn_model_seed((uint32_t)c);
+  for (int c = 0; c < pf->pt.clients; c++) seeds[c] = io_churn_model_seed((uint32_t)c);
   churn_model_fleet fleet = {m->model, (uint32_t)pf->pt.clients, (uint32_t)pf->pt.min_aperture,
                              seeds};
   const char *all[MAX_N], *rest[MAX_N];
   size_t n_all = address_list(pf, 1, all), n_rest = address_list(pf, 0, rest);
   churn_model_change rem, add;
   ap_error err;
-  if (churn_model_diff(&fleet, all, n_all, rest, n_rest, &rem, &err) != AP_OK ||
-      churn_model_diff(&fleet, rest, n_rest, all, n_all, &add, &err) != AP_OK) {
+  if (io_churn_model_diff(&fleet, all, n_all, rest, n_rest, &rem, &err) != AP_OK ||
+      io_churn_model_diff(&fleet, rest, n_rest, all, n_all, &add, &err) != AP_OK) {
     snprintf(row->error, sizeof(row->error), "model: %.140s", err.message);
     return -1;
   }
@@ -420,7 +420,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
   set_answer(pf, 0);
   int settled = 1;
   if (m->aperture) settled = settle(pf, m, &mc, 0);
-  proc_stop(s1->p, 10000);
+  io_proc_stop(s1->p, 10000);
   s1->p = NULL;
   if (!m->aperture || !settled) settled = settle(pf, m, &mc, 0) && settled;
   snapshot(pf, &c1); /* s1's figures are from its last write, at exit */
@@ -448,7 +448,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
   row->addition.sessions_before = total_current(pf, &c1);
   char suffix[32];
   snprintf(suffix, sizeof(suffix), ".%d", ++pf->restarts);
-  if (fleet_server_start(pf->o->server_bin, pf->dir, "s1", pf->port, suffix, NULL, s1) != 0) {
+  if (io_fleet_server_start(pf->o->server_bin, pf->dir, "s1", pf->port, suffix, NULL, s1) != 0) {
     snprintf(row->error, sizeof(row->error), "s1 did not restart on port %d", pf->port);
     row->complete = 0;
     stop_clients(&mc, row);
@@ -480,11 +480,11 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
   }
 }
 
-int fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int max_rows,
+int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int max_rows,
                      int *n_rows) {
   fleet_churn_point points[FLEET_CHURN_MAX_POINTS];
   char err[200];
-  int n_points = fleet_churn_parse_points(o->points ? o->points : FLEET_CHURN_DEFAULT_POINTS,
+  int n_points = io_fleet_churn_parse_points(o->points ? o->points : FLEET_CHURN_DEFAULT_POINTS,
                                           points, FLEET_CHURN_MAX_POINTS, err, sizeof(err));
   if (n_points < 0) {
     fprintf(stderr, "fleet: %s\n", err);
@@ -521,7 +521,7 @@ int fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int max_r
       if (started && pf.servers[REMOVED].p == NULL) { /* a failed run left s1 stopped */
         char suffix[32];
         snprintf(suffix, sizeof(suffix), ".%d", ++pf.restarts);
-        started = fleet_server_start(o->server_bin, pf.dir, "s1", pf.port, suffix, NULL,
+        started = io_fleet_server_start(o->server_bin, pf.dir, "s1", pf.port, suffix, NULL,
                                      &pf.servers[REMOVED]) == 0;
       }
       if (!row->complete) {

@@ -39,13 +39,13 @@ typedef struct fleet_churn_opts {
 
 /* Parses "N:C:A,..." (N in [3, 60], C in [1, 16], A >= 1) into out (at most
  * max). Returns the number of points, or -1 with a message in err. */
-int fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,
+int io_fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,
                              size_t err_len);
 
 /* Runs every point and mode, appending one row each to rows (at most
  * max_rows). Returns 0 when every row completed, -1 otherwise (bad options
  * are reported on stderr with *n_rows unchanged). */
-int fleet_churn_grid(const fleet_churn_opts *opts, fleet_churn_row *rows, int max_rows,
+int io_fleet_churn_grid(const fleet_churn_opts *opts, fleet_churn_row *rows, int max_rows,
                      int *n_rows);
 
 #ifdef __cplusplus

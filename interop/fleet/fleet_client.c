@@ -2,7 +2,7 @@
 
 #include <stddef.h>
 
-proc *fleet_client_start(const fleet_client_opts *o, const char *log) {
+proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
   if (o == NULL || o->bin == NULL || o->target == NULL || o->service_config == NULL ||
       o->rate == NULL || o->duration_s == NULL || o->concurrency == NULL ||
       o->linger_s == NULL || o->summary_file == NULL ||
@@ -48,5 +48,5 @@ proc *fleet_client_start(const fleet_client_opts *o, const char *log) {
     argv[n++] = "0";
   }
   argv[n] = NULL;
-  return proc_start((char *const *)argv, log);
+  return io_proc_start((char *const *)argv, log);
 }

@@ -31,7 +31,7 @@ typedef struct fleet_client_opts {
 /* Starts the client with --calls 0 (run until --duration-s) and
  * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field
  * or the process did not start. */
-proc *fleet_client_start(const fleet_client_opts *o, const char *log);
+proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 
 #include "interop/common/json_write.h"
 
-fleet_spread fleet_spread_of(const double *values, int n) {
+fleet_spread io_fleet_spread_of(const double *values, int n) {
   fleet_spread s;
   memset(&s, 0, sizeof(s));
   if (values == NULL || n <= 0) return s;
@@ -30,7 +30,7 @@ static int same_scenario(const fleet_run *a, const fleet_run *b) {
   return strcmp(a->scenario, b->scenario) == 0;
 }
 
-void fleet_report_table(FILE *f, const fleet_run *runs, int n) {
+void io_fleet_report_table(FILE *f, const fleet_run *runs, int n) {
   for (int i = 0; i < n; i++) {
     const fleet_run *r = &runs[i];
     if (i == 0 || !same_scenario(r, &runs[i - 1])) {
@@ -148,7 +148,7 @@ static int mode_seen_before(const fleet_churn_row *rows, int i) {
   return 0;
 }
 
-void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
+void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
   if (n <= 0) return;
   fprintf(f,
           "\nscenario churn-grid: sessions changed (connections closed + opened on all servers) when s1\n"
@@ -231,15 +231,15 @@ static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
     const fleet_churn_row *r = &rows[i];
     fprintf(f, "%s\n{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", i ? "," : "",
             r->servers, r->clients, r->min_aperture);
-    json_write_string(f, r->mode);
+    io_json_write_string(f, r->mode);
     fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
-    json_write_string(f, r->error);
+    io_json_write_string(f, r->error);
     fprintf(f, ",\"ok\":%ld,\"failed\":%ld,", r->ok, r->failed);
     churn_step_json(f, "removal", &r->removal);
     fputc(',', f);
     churn_step_json(f, "addition", &r->addition);
     fprintf(f, ",\"note\":");
-    json_write_string(f, r->note);
+    io_json_write_string(f, r->note);
     fputc('}', f);
   }
   fprintf(f, "],\n\"worst\":[");
@@ -248,7 +248,7 @@ static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
     if (mode_seen_before(rows, i)) continue;
     fprintf(f, "%s{\"mode\":", first ? "" : ",");
     first = 0;
-    json_write_string(f, rows[i].mode);
+    io_json_write_string(f, rows[i].mode);
     static const char *const kKeys[2][2] = {{"removal_changed", "removal_predicted"},
                                             {"addition_changed", "addition_predicted"}};
     for (int addition = 0; addition < 2; addition++) {
@@ -269,17 +269,17 @@ static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
   fprintf(f, "]}");
 }
 
-void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
+void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
                        int n_churn) {
   fprintf(f, "{\"runs\":[");
   for (int i = 0; i < n; i++) {
     const fleet_run *r = &runs[i];
     fprintf(f, "%s\n{\"scenario\":", i ? "," : "");
-    json_write_string(f, r->scenario);
+    io_json_write_string(f, r->scenario);
     fprintf(f, ",\"mode\":");
-    json_write_string(f, r->mode);
+    io_json_write_string(f, r->mode);
     fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
-    json_write_string(f, r->error);
+    io_json_write_string(f, r->error);
     fprintf(f, ",\"duration_s\":%.2f,\"ok\":%ld,\"failed\":%ld,\"failed_on_disturbed\":%ld",
             r->duration_s, r->ok, r->failed, r->failed_on_disturbed);
     fprintf(f, ",\"by_code\":{");
@@ -309,7 +309,7 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_
     for (int s = 0; s < r->n_servers; s++) {
       const fleet_server_result *sv = &r->servers[s];
       fprintf(f, "%s{\"name\":", s ? "," : "");
-      json_write_string(f, sv->name);
+      io_json_write_string(f, sv->name);
       fprintf(f,
               ",\"calls\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld,\"slow\":%d,"
               "\"killed\":%d,\"removed\":%d,\"added\":%d}",
@@ -320,7 +320,7 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_
     for (int s = 0; s < r->n_services; s++) {
       const fleet_service_result *sv = &r->services[s];
       fprintf(f, "%s{\"name\":", s ? "," : "");
-      json_write_string(f, sv->name);
+      io_json_write_string(f, sv->name);
       fprintf(f, ",\"clients\":%d,\"ok\":%ld,\"failed\":%ld,\"calls_max_mean\":%.4f,\"servers_used\":%ld}",
               sv->clients, sv->ok, sv->failed, sv->calls_max_mean, sv->servers_used);
     }
@@ -369,7 +369,7 @@ static void svg_panel(FILE *f, const fleet_run *r, double x0, double y0, double 
   fprintf(f, "</g>\n");
 }
 
-int fleet_report_svg(const char *path, const fleet_run *runs, int n) {
+int io_fleet_report_svg(const char *path, const fleet_run *runs, int n) {
   if (path == NULL) return -1;
   FILE *f = fopen(path, "w");
   if (f == NULL) return -1;

@@ -40,7 +40,7 @@ typedef struct fleet_spread {
 /* Spread of `n` values; zeros when n == 0 or the mean is 0. Values of
  * servers that got nothing count (a balancer that ignores a server is
  * unbalanced). */
-fleet_spread fleet_spread_of(const double *values, int n);
+fleet_spread io_fleet_spread_of(const double *values, int n);
 
 typedef struct fleet_run {
   char scenario[32];
@@ -103,21 +103,21 @@ typedef struct fleet_churn_row {
 } fleet_churn_row;
 
 /* Writes the runs as a text table (one block per scenario). */
-void fleet_report_table(FILE *f, const fleet_run *runs, int n);
+void io_fleet_report_table(FILE *f, const fleet_run *runs, int n);
 
 /* Writes the churn-grid rows as a table: per point and mode, measured
  * beside predicted, then per mode the worst over the points. */
-void fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n);
+void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n);
 
 /* Writes the runs as one JSON object {"runs":[...]}, with
  * "churn_grid":{"rows":[...],"worst":[...]} when n_churn > 0. */
-void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
+void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
                        int n_churn);
 
 /* Writes an SVG chart to `path`: one panel per run, bars of per-server
  * calls and connection peaks. Returns 0 or -1 when the file cannot be
  * written. */
-int fleet_report_svg(const char *path, const fleet_run *runs, int n);
+int io_fleet_report_svg(const char *path, const fleet_run *runs, int n);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
 
 #include "interop/common/json_read.h"
 
-int fleet_server_start(const char *bin, const char *dir, const char *name, int port,
+int io_fleet_server_start(const char *bin, const char *dir, const char *name, int port,
                        const char *stats_suffix, const char *const *extra, fleet_server *s) {
   if (bin == NULL || dir == NULL || name == NULL || s == NULL) return -1;
   char port_s[16], log[4200];
@@ -30,20 +30,20 @@ int fleet_server_start(const char *bin, const char *dir, const char *name, int p
   argv[n++] = "50";
   for (int i = 0; extra != NULL && extra[i] != NULL && n < 39; i++) argv[n++] = (char *)extra[i];
   argv[n] = NULL;
-  s->p = proc_start(argv, log);
+  s->p = io_proc_start(argv, log);
   if (s->p == NULL) return -1;
   char line[128];
-  if (proc_wait_line(s->p, "listening ", 10000, line, sizeof(line)) != 0) return -1;
+  if (io_proc_wait_line(s->p, "listening ", 10000, line, sizeof(line)) != 0) return -1;
   char *colon = strrchr(line, ':');
   s->port = colon ? atoi(colon + 1) : -1;
   return s->port > 0 ? 0 : -1;
 }
 
-int fleet_server_counts(const char *stats_path, long *opened, long *current) {
-  json_value *v = stats_path ? json_parse_file(stats_path, NULL, 0) : NULL;
-  if (opened) *opened = v ? (long)json_get_number(v, "connections_opened", 0) : 0;
-  if (current) *current = v ? (long)json_get_number(v, "connections_current", 0) : 0;
+int io_fleet_server_counts(const char *stats_path, long *opened, long *current) {
+  json_value *v = stats_path ? io_json_parse_file(stats_path, NULL, 0) : NULL;
+  if (opened) *opened = v ? (long)io_json_get_number(v, "connections_opened", 0) : 0;
+  if (current) *current = v ? (long)io_json_get_number(v, "connections_current", 0) : 0;
   int ok = v != NULL;
-  json_free(v);
+  io_json_free(v);
   return ok ? 0 : -1;
 }

@@ -23,13 +23,13 @@ typedef struct fleet_server {
  * `extra` arguments (NULL terminated; NULL for none). Waits up to 10 s for
  * its `listening` line and sets s->p, s->port and s->stats. Returns 0, or
  * -1 when it did not start (s->p may then be set: stop it). */
-int fleet_server_start(const char *bin, const char *dir, const char *name, int port,
+int io_fleet_server_start(const char *bin, const char *dir, const char *name, int port,
                        const char *stats_suffix, const char *const *extra, fleet_server *s);
 
 /* Cumulative connections opened and connections open now, from a stats
  * file (at most 50 ms old while the server runs). Returns 0, or -1 with
  * both set to 0 when the file is missing or unreadable. */
-int fleet_server_counts(const char *stats_path, long *opened, long *current);
+int io_fleet_server_counts(const char *stats_path, long *opened, long *current);
 
 #ifdef __cplusplus
 }

@@ -18,17 +18,17 @@ enum {
 };
 
 /* argv[0] is the verb name; argv[1..argc) its flags. */
-int sim_verb_subset(int argc, char **argv);
-int sim_verb_connections(int argc, char **argv);
-int sim_verb_balance(int argc, char **argv);
-int sim_verb_churn(int argc, char **argv);
-int sim_verb_vnodes(int argc, char **argv);
-int sim_verb_vdc(int argc, char **argv);
-int sim_verb_hash(int argc, char **argv);
-int sim_verb_placement(int argc, char **argv);
+int io_sim_verb_subset(int argc, char **argv);
+int io_sim_verb_connections(int argc, char **argv);
+int io_sim_verb_balance(int argc, char **argv);
+int io_sim_verb_churn(int argc, char **argv);
+int io_sim_verb_vnodes(int argc, char **argv);
+int io_sim_verb_vdc(int argc, char **argv);
+int io_sim_verb_hash(int argc, char **argv);
+int io_sim_verb_placement(int argc, char **argv);
 
 /* Prints the full usage text to stderr. */
-void sim_usage(void);
+void io_sim_usage(void);
 
 #ifdef __cplusplus
 }

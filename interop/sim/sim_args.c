@@ -11,7 +11,7 @@
 
 #include "interop/sim/sim.h"
 
-int sim_args_fail(const char *verb, const char *usage, const char *fmt, ...) {
+int io_sim_args_fail(const char *verb, const char *usage, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "sim %s: ", verb);
@@ -100,15 +100,15 @@ static const char *expectation(const sim_flag *f, char *buf, size_t len) {
   return buf;
 }
 
-int sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags,
+int io_sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags,
                    const char *usage) {
   const char *verb = argv[0];
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
-      return sim_args_fail(verb, usage, "help requested");
+      return io_sim_args_fail(verb, usage, "help requested");
     if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
-      return sim_args_fail(verb, usage, "unexpected argument '%s'", arg);
+      return io_sim_args_fail(verb, usage, "unexpected argument '%s'", arg);
     const char *name = arg + 2;
     const char *eq = strchr(name, '=');
     size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
@@ -121,20 +121,20 @@ int sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags,
       }
     }
     if (f == NULL)
-      return sim_args_fail(verb, usage, "unknown flag --%.*s", (int)name_len,
+      return io_sim_args_fail(verb, usage, "unknown flag --%.*s", (int)name_len,
                            name);
     if (f->seen)
-      return sim_args_fail(verb, usage, "--%s given twice", f->name);
+      return io_sim_args_fail(verb, usage, "--%s given twice", f->name);
     f->seen = 1;
     if (f->kind == SIM_FLAG_BOOL) {
       if (eq != NULL)
-        return sim_args_fail(verb, usage, "--%s takes no value", f->name);
+        return io_sim_args_fail(verb, usage, "--%s takes no value", f->name);
       *(int *)f->value = 1;
       continue;
     }
     const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (val == NULL)
-      return sim_args_fail(verb, usage, "--%s needs a value", f->name);
+      return io_sim_args_fail(verb, usage, "--%s needs a value", f->name);
     int bad = 0;
     switch (f->kind) {
       case SIM_FLAG_UINT:
@@ -155,7 +155,7 @@ int sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags,
     }
     if (bad) {
       char want[160];
-      return sim_args_fail(verb, usage, "--%s: expected %s, got '%s'",
+      return io_sim_args_fail(verb, usage, "--%s: expected %s, got '%s'",
                            f->name, expectation(f, want, sizeof want), val);
     }
   }

@@ -39,18 +39,18 @@ typedef struct sim_flag {
   sim_flag_kind kind;
   void *value;
   double min, max;  /* accepted range of numbers (list items included) */
-  int seen;         /* set to 1 by sim_args_parse when given */
+  int seen;         /* set to 1 by io_sim_args_parse when given */
 } sim_flag;
 
 /* Parses argv[1..argc) (argv[0] is the verb) into `flags`. On any error
  * prints "sim VERB: --flag: what is wrong" and `usage` to stderr and returns
  * SIM_EXIT_USAGE; returns 0 on success. */
-int sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags,
+int io_sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags,
                    const char *usage);
 
 /* Prints "sim VERB: message" and `usage` to stderr; returns SIM_EXIT_USAGE.
  * For errors found after parsing (conflicting or missing flags). */
-int sim_args_fail(const char *verb, const char *usage, const char *fmt, ...)
+int io_sim_args_fail(const char *verb, const char *usage, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

@@ -50,7 +50,7 @@ static int run_mode(scenario *s, mode_result *r, ap_error *err) {
   int rc = ap_ring_create(NULL, s->servers, &ring, err);
   double clients_total = 0;
   for (size_t k = 0; rc == AP_OK && k < s->services; k++) {
-    rc = sim_service_accumulate(ring, r->mode, s->sizes[k], s->min_aperture,
+    rc = io_sim_service_accumulate(ring, r->mode, s->sizes[k], s->min_aperture,
                                 (uint32_t)k, 1.0, r->conns, r->load, NULL,
                                 err);
     clients_total += s->sizes[k];
@@ -58,8 +58,8 @@ static int run_mode(scenario *s, mode_result *r, ap_error *err) {
   ap_ring_destroy(ring);
   if (rc != AP_OK) return rc;
   for (uint32_t i = 0; i < s->servers; i++) r->load[i] /= clients_total;
-  r->conn_stats = sim_stats_of(r->conns, s->servers);
-  r->load_stats = sim_stats_of(r->load, s->servers);
+  r->conn_stats = io_sim_stats_of(r->conns, s->servers);
+  r->load_stats = io_sim_stats_of(r->load, s->servers);
   return AP_OK;
 }
 
@@ -145,7 +145,7 @@ static void print_json(const char *key, const scenario *s) {
   printf("]}");
 }
 
-int sim_verb_balance(int argc, char **argv) {
+int io_sim_verb_balance(int argc, char **argv) {
   uint32_t servers = 100, clients = 33, min_aperture = AP_DEFAULT_MIN_APERTURE;
   sim_list services = {{5, 13, 33, 70}, 4};
   int per_server = 0, json = 0;
@@ -157,14 +157,14 @@ int sim_verb_balance(int argc, char **argv) {
       {"per-server", SIM_FLAG_BOOL, &per_server, 0, 0, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   double total_clients = 0;
   for (size_t k = 0; k < services.n; k++) total_clients += services.v[k];
   if (total_clients < clients) total_clients = clients;
   if (total_clients * servers > 5e7)
-    return sim_args_fail(argv[0], kUsage,
+    return io_sim_args_fail(argv[0], kUsage,
                          "--servers x clients = %.0f exceeds 50,000,000",
                          total_clients * servers);
 
@@ -177,8 +177,8 @@ int sim_verb_balance(int argc, char **argv) {
                   {{0}}};
   static const ap_mode kSreModes[2] = {AP_MODE_RANDOM, AP_MODE_CONTINUOUS};
   ap_error err;
-  rc = run_scenario(&single, sim_modes, SIM_NUM_MODES, &err);
-  if (rc == AP_OK) rc = run_scenario(&multi, sim_modes, SIM_NUM_MODES, &err);
+  rc = run_scenario(&single, io_sim_modes, SIM_NUM_MODES, &err);
+  if (rc == AP_OK) rc = run_scenario(&multi, io_sim_modes, SIM_NUM_MODES, &err);
   if (rc == AP_OK) rc = run_scenario(&sre, kSreModes, 2, &err);
   if (rc != AP_OK) {
     fprintf(stderr, "sim balance: %s\n", err.message);

@@ -29,11 +29,11 @@ static const char kUsage[] =
 /* The simulator's random seeds: service 0's. */
 static uint64_t churn_seed(uint32_t client, const void *ctx) {
   (void)ctx;
-  return sim_client_seed(0, client);
+  return io_sim_client_seed(0, client);
 }
 
 static int churn_mode(int k) {
-  return k < SIM_NUM_MODES ? (int)sim_modes[k] : IO_HASH_MOD;
+  return k < SIM_NUM_MODES ? (int)io_sim_modes[k] : IO_HASH_MOD;
 }
 
 typedef struct point_result {
@@ -305,7 +305,7 @@ static void run_jobs(churn_job *jobs, size_t count) {
   if (started) pthread_join(helper, NULL);
 }
 
-int sim_verb_churn(int argc, char **argv) {
+int io_sim_verb_churn(int argc, char **argv) {
   uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
   uint32_t step = 1, positions = 2;
   sim_list gs = {{50, 300}, 2}, gc = {{7, 300}, 2};
@@ -321,21 +321,21 @@ int sim_verb_churn(int argc, char **argv) {
       {"grid-positions", SIM_FLAG_UINT, &positions, 1, 64, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   if (gs.n != 2 || gs.v[0] > gs.v[1])
-    return sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
+    return io_sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
   if (gc.n != 2 || gc.v[0] > gc.v[1])
-    return sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
+    return io_sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
   /* The point run compares every position: mesh costs ~ N x C x N. */
   if ((double)servers * clients > 250000)
-    return sim_args_fail(argv[0], kUsage,
+    return io_sim_args_fail(argv[0], kUsage,
                          "--servers x --clients = %.0f exceeds 250,000",
                          (double)servers * clients);
   grid_spec g = {gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions};
   if (!no_grid && grid_work(&g) > 10 * kDefaultGridWork)
-    return sim_args_fail(argv[0], kUsage,
+    return io_sim_args_fail(argv[0], kUsage,
                          "--grid-servers/--grid-clients/--grid-positions: "
                          "the grid is %.0fx the default one; at most 10x",
                          grid_work(&g) / kDefaultGridWork);

@@ -13,7 +13,7 @@
 static const char kUsage[] =
     "sim connections [--clients 500] [--servers 1000] [--subset 20] [--json]";
 
-int sim_verb_connections(int argc, char **argv) {
+int io_sim_verb_connections(int argc, char **argv) {
   uint32_t clients = 500, servers = 1000, subset = 20;
   int json = 0;
   sim_flag flags[] = {
@@ -22,12 +22,12 @@ int sim_verb_connections(int argc, char **argv) {
       {"subset", SIM_FLAG_UINT, &subset, 1, 100000, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   /* Mesh apertures hold every server: bound the work. */
   if ((double)clients * servers > 5e7)
-    return sim_args_fail(argv[0], kUsage,
+    return io_sim_args_fail(argv[0], kUsage,
                          "--clients x --servers = %.0f exceeds 50,000,000",
                          (double)clients * servers);
 
@@ -37,7 +37,7 @@ int sim_verb_connections(int argc, char **argv) {
   rc = ap_ring_create(NULL, servers, &ring, &err);
   for (int m = 0; rc == AP_OK && m < SIM_NUM_MODES; m++) {
     size_t members = 0;
-    rc = sim_service_accumulate(ring, sim_modes[m], clients, subset, 0, 1.0,
+    rc = io_sim_service_accumulate(ring, io_sim_modes[m], clients, subset, 0, 1.0,
                                 NULL, NULL, &members, &err);
     totals[m] = (double)members;
   }
@@ -55,7 +55,7 @@ int sim_verb_connections(int argc, char **argv) {
            clients, servers, subset, mesh, totals[0], nominal);
     for (int m = 0; m < SIM_NUM_MODES; m++)
       printf("%s{\"mode\":\"%s\",\"connections\":%.0f,\"per_client\":%.6g}",
-             m ? "," : "", ap_mode_name(sim_modes[m]), totals[m],
+             m ? "," : "", ap_mode_name(io_sim_modes[m]), totals[m],
              totals[m] / clients);
     printf("]}\n");
     return SIM_EXIT_OK;
@@ -68,7 +68,7 @@ int sim_verb_connections(int argc, char **argv) {
   printf("\n  mode        | connections | per client | vs mesh\n");
   printf("  ------------+-------------+------------+--------\n");
   for (int m = 0; m < SIM_NUM_MODES; m++)
-    printf("  %-11s | %11.0f | %10.2f | %6.2f%%\n", ap_mode_name(sim_modes[m]),
+    printf("  %-11s | %11.0f | %10.2f | %6.2f%%\n", ap_mode_name(io_sim_modes[m]),
            totals[m], totals[m] / clients, 100.0 * totals[m] / mesh);
   return SIM_EXIT_OK;
 }

@@ -70,7 +70,7 @@ static int measure(const char **names, const double *w, size_t n, uint32_t v,
   return rc;
 }
 
-int sim_verb_hash(int argc, char **argv) {
+int io_sim_verb_hash(int argc, char **argv) {
   sim_dlist weights = {{1, 2, 1, 1, 1}, 5};
   sim_list vnodes = {{1, 10, 100, 1000, 10000}, 5};
   uint32_t nkeys = 100000;
@@ -81,7 +81,7 @@ int sim_verb_hash(int argc, char **argv) {
       {"keys", SIM_FLAG_UINT, &nkeys, 1, 10000000, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   size_t n = weights.n;
@@ -95,7 +95,7 @@ int sim_verb_hash(int argc, char **argv) {
   w[n] = 1.0; /* the joiner */
   for (size_t i = 0; i < vnodes.n; i++) {
     if ((wsum + 1) * vnodes.v[i] > 2e6 || wmax * vnodes.v[i] > 2e6)
-      return sim_args_fail(argv[0], kUsage,
+      return io_sim_args_fail(argv[0], kUsage,
                            "--weights x --vnodes %u makes more than "
                            "2,000,000 ring points",
                            vnodes.v[i]);

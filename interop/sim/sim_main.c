@@ -13,13 +13,13 @@ typedef struct sim_verb {
 } sim_verb;
 
 static const sim_verb verbs[] = {
-    {"subset", sim_verb_subset},       {"connections", sim_verb_connections},
-    {"balance", sim_verb_balance},     {"churn", sim_verb_churn},
-    {"vnodes", sim_verb_vnodes},       {"vdc", sim_verb_vdc},
-    {"hash", sim_verb_hash},           {"placement", sim_verb_placement},
+    {"subset", io_sim_verb_subset},       {"connections", io_sim_verb_connections},
+    {"balance", io_sim_verb_balance},     {"churn", io_sim_verb_churn},
+    {"vnodes", io_sim_verb_vnodes},       {"vdc", io_sim_verb_vdc},
+    {"hash", io_sim_verb_hash},           {"placement", io_sim_verb_placement},
 };
 
-void sim_usage(void) {
+void io_sim_usage(void) {
   fputs(
       "usage: sim VERB [flags]   (all output is deterministic; --json for "
       "machines)\n"
@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "help") == 0 ||
       strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     if (argc < 2) fputs("sim: no verb given\n\n", stderr);
-    sim_usage();
+    io_sim_usage();
     return SIM_EXIT_USAGE;
   }
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
@@ -72,6 +72,6 @@ int main(int argc, char **argv) {
       return verbs[i].run(argc - 1, argv + 1);
   }
   fprintf(stderr, "sim: unknown verb '%s'\n\n", argv[1]);
-  sim_usage();
+  io_sim_usage();
   return SIM_EXIT_USAGE;
 }

@@ -5,11 +5,11 @@
 
 #include "policy/core/ap_hash.h"
 
-const ap_mode sim_modes[SIM_NUM_MODES] = {
+const ap_mode io_sim_modes[SIM_NUM_MODES] = {
     AP_MODE_CONTINUOUS, AP_MODE_DISCRETE, AP_MODE_RANDOM,
     AP_MODE_VDC,        AP_MODE_MESH,     AP_MODE_SMOOTH};
 
-uint64_t sim_client_seed(uint32_t service, uint32_t client) {
+uint64_t io_sim_client_seed(uint32_t service, uint32_t client) {
   return ap_mix64(((uint64_t)service << 32) | client);
 }
 
@@ -28,7 +28,7 @@ static void accumulate(const ap_aperture *a, double rate, double *conns,
   }
 }
 
-int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
+int io_sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
                            uint32_t min_aperture, uint32_t service,
                            double rate, double *conns, double *load,
                            size_t *members, ap_error *err) {
@@ -37,7 +37,7 @@ int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
     ap_subset_params p;
     ap_aperture *a = NULL;
     int rc = ap_subset_params_for_client(mode, c, clients, min_aperture,
-                                         sim_client_seed(service, c), &p, err);
+                                         io_sim_client_seed(service, c), &p, err);
     if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
     if (rc != AP_OK) return rc;
     accumulate(a, rate, conns, load);
@@ -48,7 +48,7 @@ int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
   return AP_OK;
 }
 
-sim_stats sim_stats_of(const double *x, size_t n) {
+sim_stats io_sim_stats_of(const double *x, size_t n) {
   sim_stats s = {0, 0, 0, 0};
   if (n == 0) return s;
   double sum = 0, lo = x[0], hi = x[0];

@@ -22,17 +22,17 @@ extern "C" {
 
 /* The six modes in the order the tables print them. */
 #define SIM_NUM_MODES 6
-extern const ap_mode sim_modes[SIM_NUM_MODES];
+extern const ap_mode io_sim_modes[SIM_NUM_MODES];
 
 /* Seed of client `client` of service `service` in random mode. */
-uint64_t sim_client_seed(uint32_t service, uint32_t client);
+uint64_t io_sim_client_seed(uint32_t service, uint32_t client);
 
 /* Computes the aperture of each of one service's clients on `ring` (one at
  * a time, so memory stays at one aperture) and adds, per member, one
  * connection to conns[index] and `rate` split over the members in
  * proportion to pick_weight to load[index]. Either array may be NULL;
  * *members (when not NULL) gets the total number of members. */
-int sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
+int io_sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
                            uint32_t min_aperture, uint32_t service,
                            double rate, double *conns, double *load,
                            size_t *members, ap_error *err);
@@ -45,7 +45,7 @@ typedef struct sim_stats {
   double cv; /* population standard deviation / mean */
 } sim_stats;
 
-sim_stats sim_stats_of(const double *x, size_t n);
+sim_stats io_sim_stats_of(const double *x, size_t n);
 
 #ifdef __cplusplus
 }

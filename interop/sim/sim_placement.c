@@ -230,7 +230,7 @@ static int run_cell(const variant *v, uint32_t n, uint32_t clients,
   int rc = run_fleet(v, present, n, clients, a, &before, load, err);
   memset(out, 0, sizeof *out);
   if (rc == AP_OK) {
-    sim_stats st = sim_stats_of(load, n);
+    sim_stats st = io_sim_stats_of(load, n);
     out->load_max = st.max_over_mean;
     out->load_min = st.min_over_mean;
     out->per_client = (double)before.total / clients;
@@ -329,7 +329,7 @@ static int run_sweep(const variant *v, uint32_t a, sweep *s, ap_error *err) {
   return AP_OK;
 }
 
-int sim_verb_placement(int argc, char **argv) {
+int io_sim_verb_placement(int argc, char **argv) {
   uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
   int json = 0;
   sim_flag flags[] = {
@@ -338,7 +338,7 @@ int sim_verb_placement(int argc, char **argv) {
       {"min-aperture", SIM_FLAG_UINT, &min_aperture, 1, 2000, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   cell point[NUM_VARIANTS];

@@ -42,7 +42,7 @@ static void print_json(const ap_aperture *a) {
   printf("]}\n");
 }
 
-int sim_verb_subset(int argc, char **argv) {
+int io_sim_verb_subset(int argc, char **argv) {
   uint32_t servers = 0, peers = 0, index = 0, seed = 0;
   uint32_t min_aperture = AP_DEFAULT_MIN_APERTURE;
   double offset = 0, width = 0;
@@ -59,36 +59,36 @@ int sim_verb_subset(int argc, char **argv) {
       {"seed", SIM_FLAG_UINT, &seed, 0, 4294967295.0, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   const char *verb = argv[0];
   int coord = flags[1].seen || flags[2].seen;
   int window = flags[3].seen || flags[4].seen;
-  if (!flags[0].seen) return sim_args_fail(verb, kUsage, "--servers is required");
+  if (!flags[0].seen) return io_sim_args_fail(verb, kUsage, "--servers is required");
   if (coord == window)
-    return sim_args_fail(verb, kUsage,
+    return io_sim_args_fail(verb, kUsage,
                          "give either --peers and --index, or --offset and "
                          "--width");
   if (coord && !(flags[1].seen && flags[2].seen))
-    return sim_args_fail(verb, kUsage, "--peers and --index go together");
+    return io_sim_args_fail(verb, kUsage, "--peers and --index go together");
   if (window && !(flags[3].seen && flags[4].seen))
-    return sim_args_fail(verb, kUsage, "--offset and --width go together");
+    return io_sim_args_fail(verb, kUsage, "--offset and --width go together");
   if (coord && index >= peers)
-    return sim_args_fail(verb, kUsage,
+    return io_sim_args_fail(verb, kUsage,
                          "--index %u must be below --peers %u", index, peers);
   if (window && offset >= 1.0)
-    return sim_args_fail(verb, kUsage, "--offset must be in [0, 1), got %g",
+    return io_sim_args_fail(verb, kUsage, "--offset must be in [0, 1), got %g",
                          offset);
   if (window && width <= 0.0)
-    return sim_args_fail(verb, kUsage, "--width must be in (0, 1], got %g",
+    return io_sim_args_fail(verb, kUsage, "--width must be in (0, 1], got %g",
                          width);
   ap_error err;
   ap_mode mode;
   if (ap_mode_parse(mode_name, &mode, &err) != AP_OK)
-    return sim_args_fail(verb, kUsage, "--mode: %s", err.message);
+    return io_sim_args_fail(verb, kUsage, "--mode: %s", err.message);
   if (window && flags[6].seen && mode != AP_MODE_CONTINUOUS)
-    return sim_args_fail(verb, kUsage,
+    return io_sim_args_fail(verb, kUsage,
                          "--offset/--width give a continuous window; --mode "
                          "%s needs --peers/--index",
                          mode_name);

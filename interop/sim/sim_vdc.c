@@ -7,17 +7,17 @@
 
 static const char kUsage[] = "sim vdc --count K [--json]   (K in [1, 100000])";
 
-int sim_verb_vdc(int argc, char **argv) {
+int io_sim_verb_vdc(int argc, char **argv) {
   uint32_t count = 0;
   int json = 0;
   sim_flag flags[] = {
       {"count", SIM_FLAG_UINT, &count, 1, 100000, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
-  if (!flags[0].seen) return sim_args_fail(argv[0], kUsage, "--count is required");
+  if (!flags[0].seen) return io_sim_args_fail(argv[0], kUsage, "--count is required");
   if (json) {
     printf("{\"values\":[");
     for (uint32_t i = 0; i < count; i++)

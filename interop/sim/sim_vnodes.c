@@ -43,7 +43,7 @@ static int measure(uint32_t nodes, uint32_t seeds, uint32_t v, vnode_row *row,
                                &ring, err);
     if (rc == AP_OK) {
       for (uint32_t k = 0; k < nodes; k++) share[k] = ap_hash_ring_share(ring, k);
-      sim_stats st = sim_stats_of(share, nodes);
+      sim_stats st = io_sim_stats_of(share, nodes);
       sum_imb += st.max_over_mean;
       sum_cv += st.cv;
       sum_cv2 += st.cv * st.cv;
@@ -63,7 +63,7 @@ static int measure(uint32_t nodes, uint32_t seeds, uint32_t v, vnode_row *row,
   return rc;
 }
 
-int sim_verb_vnodes(int argc, char **argv) {
+int io_sim_verb_vnodes(int argc, char **argv) {
   uint32_t nodes = 10, seeds = 20;
   sim_list vnodes = {{1, 2, 4, 16, 64, 256}, 6};
   int json = 0;
@@ -73,7 +73,7 @@ int sim_verb_vnodes(int argc, char **argv) {
       {"vnodes", SIM_FLAG_LIST, &vnodes, 1, 4096, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
   };
-  int rc = sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
   if (rc) return rc;
   double points = 0, widest = 0;
@@ -82,7 +82,7 @@ int sim_verb_vnodes(int argc, char **argv) {
     if ((double)nodes * vnodes.v[i] > widest) widest = (double)nodes * vnodes.v[i];
   }
   if (widest > 4e6 || points > 5e7)
-    return sim_args_fail(argv[0], kUsage,
+    return io_sim_args_fail(argv[0], kUsage,
                          "--nodes x --seeds x --vnodes is too large (at most "
                          "4,000,000 points per ring, 50,000,000 in all)");
   vnode_row rows[SIM_LIST_MAX];

@@ -31,12 +31,12 @@ struct channelz_tracker {
   size_t n_seen;
 };
 
-channelz_tracker *channelz_tracker_create(void) {
+channelz_tracker *io_channelz_tracker_create(void) {
   channelz_tracker *t = calloc(1, sizeof(*t));
   return t;
 }
 
-void channelz_tracker_destroy(channelz_tracker *t) {
+void io_channelz_tracker_destroy(channelz_tracker *t) {
   if (t == NULL) return;
   free(t->seen);
   free(t);
@@ -60,7 +60,7 @@ static int push_id(int64_t **ids, size_t *n, size_t *cap, int64_t id) {
   return 0;
 }
 
-int channelz_tracker_sample(channelz_tracker *t) {
+int io_channelz_tracker_sample(channelz_tracker *t) {
   if (t == NULL) return -1;
   /* A socket absent from the previous sample is a new connection: ids are
    * never reused. (Not "above the previous maximum": a connection whose
@@ -112,12 +112,12 @@ int channelz_tracker_sample(channelz_tracker *t) {
   return 0;
 }
 
-long channelz_tracker_current(const channelz_tracker *t) {
+long io_channelz_tracker_current(const channelz_tracker *t) {
   return t ? atomic_load(&((channelz_tracker *)t)->current) : 0;
 }
-long channelz_tracker_peak(const channelz_tracker *t) {
+long io_channelz_tracker_peak(const channelz_tracker *t) {
   return t ? atomic_load(&((channelz_tracker *)t)->peak) : 0;
 }
-long channelz_tracker_opened(const channelz_tracker *t) {
+long io_channelz_tracker_opened(const channelz_tracker *t) {
   return t ? atomic_load(&((channelz_tracker *)t)->opened) : 0;
 }

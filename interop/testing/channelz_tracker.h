@@ -11,17 +11,17 @@
 typedef struct channelz_tracker channelz_tracker;
 
 /* Creates a tracker; NULL when out of memory. Free with
- * channelz_tracker_destroy. */
-channelz_tracker *channelz_tracker_create(void);
-void channelz_tracker_destroy(channelz_tracker *t);
+ * io_channelz_tracker_destroy. */
+channelz_tracker *io_channelz_tracker_create(void);
+void io_channelz_tracker_destroy(channelz_tracker *t);
 
 /* Takes one sample: updates current, peak and opened. Returns 0, or -1 when t is
  * NULL, the process has no server or channelz answered unexpectedly. Not thread-safe: one sampler thread. */
-int channelz_tracker_sample(channelz_tracker *t);
+int io_channelz_tracker_sample(channelz_tracker *t);
 
 /* Latest figures (thread-safe reads of the last sample). */
-long channelz_tracker_current(const channelz_tracker *t);
-long channelz_tracker_peak(const channelz_tracker *t);
-long channelz_tracker_opened(const channelz_tracker *t);
+long io_channelz_tracker_current(const channelz_tracker *t);
+long io_channelz_tracker_peak(const channelz_tracker *t);
+long io_channelz_tracker_opened(const channelz_tracker *t);
 
 #endif

@@ -85,14 +85,14 @@ static void on_signal(int sig) {
   g_stop = 1;
 }
 
-static int64_t now_ns(void) { return delay_queue_now_ns(); }
+static int64_t now_ns(void) { return io_delay_queue_now_ns(); }
 
 /* Server hostname of a finished call: the response's hostname field, else
  * the `hostname` initial metadata entry. Writes "" when neither is there. */
 static void call_peer(call_ctx *c, client_method m, char *out, size_t len) {
   out[0] = '\0';
   if (m == CLIENT_UNARY && c->response) {
-    Grpc__Testing__SimpleResponse *r = (Grpc__Testing__SimpleResponse *)pb_buf_unpack(
+    Grpc__Testing__SimpleResponse *r = (Grpc__Testing__SimpleResponse *)io_pb_buf_unpack(
         c->response, &grpc__testing__simple_response__descriptor);
     if (r) {
       if (r->hostname && r->hostname[0]) snprintf(out, len, "%s", r->hostname);
@@ -115,11 +115,11 @@ static void call_peer(call_ctx *c, client_method m, char *out, size_t len) {
 static grpc_byte_buffer *make_request(client_method m) {
   if (m == CLIENT_EMPTY) {
     Grpc__Testing__Empty e = GRPC__TESTING__EMPTY__INIT;
-    return pb_buf_pack(&e.base);
+    return io_pb_buf_pack(&e.base);
   }
   Grpc__Testing__SimpleRequest r = GRPC__TESTING__SIMPLE_REQUEST__INIT;
   r.fill_server_id = 1;
-  return pb_buf_pack(&r.base);
+  return io_pb_buf_pack(&r.base);
 }
 
 static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue *cq,
@@ -174,10 +174,10 @@ static void finish_call(const options *o, client_stats *stats, call_ctx *c) {
   uint64_t us = (uint64_t)((now_ns() - c->start_ns) / 1000);
   int code = (int)c->status;
   if (code < 0 || code > 16) code = GRPC_STATUS_UNKNOWN;
-  client_stats_finished(stats, o->method, code, peer, us);
+  io_client_stats_finished(stats, o->method, code, peer, us);
   if (code != GRPC_STATUS_OK) {
     char *address = grpc_call_get_peer(c->call);
-    client_stats_failed_address(stats, address);
+    io_client_stats_failed_address(stats, address);
     gpr_free(address);
   }
   grpc_call_unref(c->call);
@@ -237,11 +237,11 @@ static int parse_options(int argc, char **argv, options *o) {
     const char *v;
     int r;
     long lv;
-    if ((r = flag_parse_one(argc, argv, &i, specs, sizeof specs / sizeof specs[0])) != 0) {
+    if ((r = io_flag_parse_one(argc, argv, &i, specs, sizeof specs / sizeof specs[0])) != 0) {
       if (r < 0) return -1;
       continue;
     }
-    if ((r = flag_match(argc, argv, &i, "lb", &v)) != 0) {
+    if ((r = io_flag_match(argc, argv, &i, "lb", &v)) != 0) {
       if (r < 0) return -1;
       /* shorthand: --lb round_robin == {"loadBalancingConfig":[{"round_robin":{}}]} */
       for (const char *p = v; *p; p++) {
@@ -254,7 +254,7 @@ static int parse_options(int argc, char **argv, options *o) {
       o->service_config = g_lb_config;
       continue;
     }
-    if ((r = flag_match(argc, argv, &i, "method", &v)) != 0) {
+    if ((r = io_flag_match(argc, argv, &i, "method", &v)) != 0) {
       if (r < 0) return -1;
       if (strcmp(v, "unary") == 0) o->method = CLIENT_UNARY;
       else if (strcmp(v, "empty") == 0) o->method = CLIENT_EMPTY;
@@ -265,7 +265,7 @@ static int parse_options(int argc, char **argv, options *o) {
       continue;
     }
     if (strcmp(argv[i], "--print-policies") == 0) {
-      printf("policies: %s\n", client_policy_names());
+      printf("policies: %s\n", io_client_policy_names());
       exit(0);
     }
     if (strcmp(argv[i], "--wait-for-ready") == 0) {
@@ -306,13 +306,13 @@ typedef struct summary_ctx {
 static void write_summary(FILE *f, void *arg) {
   summary_ctx *s = arg;
   client_totals t;
-  client_stats_totals(s->stats, &t);
+  io_client_stats_totals(s->stats, &t);
   fprintf(f, "{\"target\":");
-  json_write_string(f, s->o->target);
+  io_json_write_string(f, s->o->target);
   fprintf(f, ",\"service_config\":");
-  json_write_string(f, s->o->service_config ? s->o->service_config : "");
+  io_json_write_string(f, s->o->service_config ? s->o->service_config : "");
   fprintf(f, ",\"channels\":%ld,\"method\":\"%s\"", s->o->channels,
-          client_method_name(s->o->method));
+          io_client_method_name(s->o->method));
   fprintf(f, ",\"peer_index\":%ld,\"peer_count\":%ld", s->o->peer_index, s->o->peer_count);
   fprintf(f, ",\"started\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_code\":{", t.started, t.ok,
           t.failed);
@@ -330,9 +330,9 @@ static void write_summary(FILE *f, void *arg) {
           (unsigned long long)t.p50_us, (unsigned long long)t.p90_us,
           (unsigned long long)t.p99_us, (unsigned long long)t.p999_us,
           (unsigned long long)t.max_us, t.mean_us);
-  client_stats_write_peers(s->stats, f);
+  io_client_stats_write_peers(s->stats, f);
   fputc(',', f);
-  client_stats_write_details(s->stats, f);
+  io_client_stats_write_details(s->stats, f);
   fprintf(f, "}\n");
 }
 
@@ -348,20 +348,20 @@ int main(int argc, char **argv) {
 
   grpc_init();
   char perr[256];
-  if (client_policy_setup(o.peer_index, o.peer_count, perr, sizeof(perr)) != 0) {
+  if (io_client_policy_setup(o.peer_index, o.peer_count, perr, sizeof(perr)) != 0) {
     fprintf(stderr, "client: %s\n", perr);
     return 1;
   }
-  client_stats *stats = client_stats_create();
+  client_stats *stats = io_client_stats_create();
   lb_stats_service *svc = NULL;
   if (o.stats_port >= 0) {
     int bound = 0;
-    svc = lb_stats_service_start("127.0.0.1", (int)o.stats_port, stats, &bound);
+    svc = io_lb_stats_service_start("127.0.0.1", (int)o.stats_port, stats, &bound);
     if (svc == NULL) return 1;
     printf("stats listening 127.0.0.1:%d\n", bound);
     fflush(stdout);
   }
-  if (o.status_port >= 0 && client_policy_status_start((int)o.status_port, perr, sizeof(perr)) != 0) {
+  if (o.status_port >= 0 && io_client_policy_status_start((int)o.status_port, perr, sizeof(perr)) != 0) {
     fprintf(stderr, "client: %s\n", perr);
     return 1;
   }
@@ -414,9 +414,9 @@ int main(int argc, char **argv) {
     bool more = !g_stop && now < end && (o.calls == 0 || sent < o.calls);
     if (!more && inflight == 0) break;
     while (more && inflight < o.concurrency && now >= next_send) {
-      client_stats_started(stats, o.method);
+      io_client_stats_started(stats, o.method);
       if (start_call(&o, channels[next_channel], cq, method_path) == 0) inflight++;
-      else client_stats_finished(stats, o.method, GRPC_STATUS_INTERNAL, NULL, 0);
+      else io_client_stats_finished(stats, o.method, GRPC_STATUS_INTERNAL, NULL, 0);
       next_channel = (next_channel + 1) % o.channels;
       sent++;
       if (interval > 0) {
@@ -446,13 +446,13 @@ int main(int argc, char **argv) {
   write_summary(stdout, &sc);
   fflush(stdout);
   int rc = 0;
-  if (o.summary_file && json_write_file_atomic(o.summary_file, write_summary, &sc) != 0) {
+  if (o.summary_file && io_json_write_file_atomic(o.summary_file, write_summary, &sc) != 0) {
     fprintf(stderr, "client: cannot write --summary-file %s\n", o.summary_file);
     rc = 1;
   }
 
-  lb_stats_service_stop(svc);
-  client_policy_status_stop();
+  io_lb_stats_service_stop(svc);
+  io_client_policy_status_stop();
   for (long c = 0; c < o.channels; c++) grpc_channel_destroy(channels[c]);
   free(channels);
   grpc_completion_queue_shutdown(cq);
@@ -460,7 +460,7 @@ int main(int argc, char **argv) {
          GRPC_QUEUE_SHUTDOWN) {
   }
   grpc_completion_queue_destroy(cq);
-  client_stats_destroy(stats);
+  io_client_stats_destroy(stats);
   grpc_shutdown();
   return rc;
 }

@@ -9,9 +9,9 @@
 
 static aperture_status_server *g_status;
 
-const char *client_policy_names(void) { return "round_robin pick_first aperture"; }
+const char *io_client_policy_names(void) { return "round_robin pick_first aperture"; }
 
-int client_policy_setup(long peer_index, long peer_count, char *err, size_t err_len) {
+int io_client_policy_setup(long peer_index, long peer_count, char *err, size_t err_len) {
   aperture_error e;
   if (aperture_register(&e) != APERTURE_OK) {
     snprintf(err, err_len, "aperture_register: %s", e.message);
@@ -25,7 +25,7 @@ int client_policy_setup(long peer_index, long peer_count, char *err, size_t err_
   return 0;
 }
 
-int client_policy_status_start(int port, char *err, size_t err_len) {
+int io_client_policy_status_start(int port, char *err, size_t err_len) {
   char address[64];
   snprintf(address, sizeof(address), "127.0.0.1:%d", port);
   aperture_error e;
@@ -38,7 +38,7 @@ int client_policy_status_start(int port, char *err, size_t err_len) {
   return 0;
 }
 
-void client_policy_status_stop(void) {
+void io_client_policy_status_stop(void) {
   aperture_status_server_stop(g_status);
   g_status = NULL;
 }

@@ -39,7 +39,7 @@ struct client_stats {
   stats_watcher *watchers;
 };
 
-const char *client_method_name(client_method m) {
+const char *io_client_method_name(client_method m) {
   return m == CLIENT_EMPTY ? "EMPTY_CALL" : "UNARY_CALL";
 }
 
@@ -69,14 +69,14 @@ static void watcher_free(stats_watcher *w) {
   free(w);
 }
 
-client_stats *client_stats_create(void) {
+client_stats *io_client_stats_create(void) {
   client_stats *s = calloc(1, sizeof(*s));
   if (s == NULL) return NULL;
   pthread_mutex_init(&s->mu, NULL);
   return s;
 }
 
-void client_stats_destroy(client_stats *s) {
+void io_client_stats_destroy(client_stats *s) {
   if (s == NULL) return;
   while (s->watchers) {
     stats_watcher *w = s->watchers;
@@ -89,20 +89,20 @@ void client_stats_destroy(client_stats *s) {
   free(s);
 }
 
-void client_stats_started(client_stats *s, client_method m) {
+void io_client_stats_started(client_stats *s, client_method m) {
   if (s == NULL || (unsigned)m >= CLIENT_METHODS) return;
   pthread_mutex_lock(&s->mu);
   s->started[m]++;
   pthread_mutex_unlock(&s->mu);
 }
 
-void client_stats_finished(client_stats *s, client_method m, int code, const char *peer,
+void io_client_stats_finished(client_stats *s, client_method m, int code, const char *peer,
                            uint64_t latency_us) {
   if (s == NULL || (unsigned)m >= CLIENT_METHODS || code < 0 || code > 16) return;
   int known = peer != NULL && peer[0] != '\0';
   pthread_mutex_lock(&s->mu);
   s->results[m][code]++;
-  if (code == 0) latency_hist_record(&s->hist, latency_us);
+  if (code == 0) io_latency_hist_record(&s->hist, latency_us);
   if (known && code == 0) peer_add(&s->peers, peer);
   for (stats_watcher *w = s->watchers; w; w = w->next) {
     if (w->remaining <= 0) continue;
@@ -119,14 +119,14 @@ void client_stats_finished(client_stats *s, client_method m, int code, const cha
   pthread_mutex_unlock(&s->mu);
 }
 
-void client_stats_failed_address(client_stats *s, const char *address) {
+void io_client_stats_failed_address(client_stats *s, const char *address) {
   if (s == NULL || address == NULL || address[0] == '\0') return;
   pthread_mutex_lock(&s->mu);
   peer_add(&s->failed_addresses, address);
   pthread_mutex_unlock(&s->mu);
 }
 
-stats_watcher *client_stats_watch(client_stats *s, int num_rpcs) {
+stats_watcher *io_client_stats_watch(client_stats *s, int num_rpcs) {
   if (s == NULL || num_rpcs <= 0) return NULL;
   stats_watcher *w = calloc(1, sizeof(*w));
   if (w == NULL) return NULL;
@@ -138,7 +138,7 @@ stats_watcher *client_stats_watch(client_stats *s, int num_rpcs) {
   return w;
 }
 
-int client_stats_watch_done(client_stats *s, stats_watcher *w) {
+int io_client_stats_watch_done(client_stats *s, stats_watcher *w) {
   if (s == NULL || w == NULL) return 0;
   pthread_mutex_lock(&s->mu);
   int done = w->remaining <= 0;
@@ -160,7 +160,7 @@ static void fill_rpcs_by_method(const stats_watcher *w,
     method_entry *e = calloc(1, sizeof(*e));
     Grpc__Testing__LoadBalancerStatsResponse__RpcsByPeer *by_peer = calloc(1, sizeof(*by_peer));
     peer_entry **entries = calloc(t->n, sizeof(*entries));
-    char *key = strdup(client_method_name((client_method)m));
+    char *key = strdup(io_client_method_name((client_method)m));
     if (e == NULL || by_peer == NULL || entries == NULL || key == NULL) {
       free(e);
       free(by_peer);
@@ -189,7 +189,7 @@ static void fill_rpcs_by_method(const stats_watcher *w,
   }
 }
 
-void client_stats_unwatch(client_stats *s, stats_watcher *w,
+void io_client_stats_unwatch(client_stats *s, stats_watcher *w,
                           Grpc__Testing__LoadBalancerStatsResponse *out) {
   if (s == NULL || w == NULL) return;
   pthread_mutex_lock(&s->mu);
@@ -217,7 +217,7 @@ void client_stats_unwatch(client_stats *s, stats_watcher *w,
   watcher_free(w);
 }
 
-void client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out) {
+void io_client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out) {
   if (out == NULL) return;
   for (size_t i = 0; i < out->n_rpcs_by_peer; i++) {
     free(out->rpcs_by_peer[i]->key);
@@ -242,7 +242,7 @@ void client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out) {
   out->n_rpcs_by_method = 0;
 }
 
-void client_stats_accumulated(client_stats *s,
+void io_client_stats_accumulated(client_stats *s,
                               Grpc__Testing__LoadBalancerAccumulatedStatsResponse *out) {
   if (s == NULL || out == NULL) return;
   grpc__testing__load_balancer_accumulated_stats_response__init(out);
@@ -265,7 +265,7 @@ void client_stats_accumulated(client_stats *s,
     }
     grpc__testing__load_balancer_accumulated_stats_response__stats_per_method_entry__init(e);
     grpc__testing__load_balancer_accumulated_stats_response__method_stats__init(ms);
-    e->key = strdup(client_method_name((client_method)m));
+    e->key = strdup(io_client_method_name((client_method)m));
     e->value = ms;
     ms->rpcs_started = (int32_t)s->started[m];
     ms->result = results;
@@ -283,7 +283,7 @@ void client_stats_accumulated(client_stats *s,
   pthread_mutex_unlock(&s->mu);
 }
 
-void client_stats_free_accumulated(Grpc__Testing__LoadBalancerAccumulatedStatsResponse *out) {
+void io_client_stats_free_accumulated(Grpc__Testing__LoadBalancerAccumulatedStatsResponse *out) {
   if (out == NULL) return;
   for (size_t i = 0; i < out->n_stats_per_method; i++) {
     Grpc__Testing__LoadBalancerAccumulatedStatsResponse__StatsPerMethodEntry *e =
@@ -299,7 +299,7 @@ void client_stats_free_accumulated(Grpc__Testing__LoadBalancerAccumulatedStatsRe
   out->n_stats_per_method = 0;
 }
 
-void client_stats_totals(client_stats *s, client_totals *out) {
+void io_client_stats_totals(client_stats *s, client_totals *out) {
   if (s == NULL || out == NULL) return;
   memset(out, 0, sizeof(*out));
   pthread_mutex_lock(&s->mu);
@@ -311,35 +311,35 @@ void client_stats_totals(client_stats *s, client_totals *out) {
       else out->failed += s->results[m][c];
     }
   }
-  out->p50_us = latency_hist_quantile(&s->hist, 0.50);
-  out->p90_us = latency_hist_quantile(&s->hist, 0.90);
-  out->p99_us = latency_hist_quantile(&s->hist, 0.99);
-  out->p999_us = latency_hist_quantile(&s->hist, 0.999);
+  out->p50_us = io_latency_hist_quantile(&s->hist, 0.50);
+  out->p90_us = io_latency_hist_quantile(&s->hist, 0.90);
+  out->p99_us = io_latency_hist_quantile(&s->hist, 0.99);
+  out->p999_us = io_latency_hist_quantile(&s->hist, 0.999);
   out->max_us = s->hist.max_us;
-  out->mean_us = latency_hist_mean(&s->hist);
+  out->mean_us = io_latency_hist_mean(&s->hist);
   pthread_mutex_unlock(&s->mu);
 }
 
-void client_stats_write_peers(client_stats *s, FILE *f) {
+void io_client_stats_write_peers(client_stats *s, FILE *f) {
   if (s == NULL || f == NULL) return;
   pthread_mutex_lock(&s->mu);
   fprintf(f, "\"peers\":{");
   for (size_t i = 0; i < s->peers.n; i++) {
     if (i) fputc(',', f);
-    json_write_string(f, s->peers.items[i].name);
+    io_json_write_string(f, s->peers.items[i].name);
     fprintf(f, ":%ld", s->peers.items[i].count);
   }
   fputc('}', f);
   pthread_mutex_unlock(&s->mu);
 }
 
-void client_stats_write_details(client_stats *s, FILE *f) {
+void io_client_stats_write_details(client_stats *s, FILE *f) {
   if (s == NULL || f == NULL) return;
   pthread_mutex_lock(&s->mu);
   fprintf(f, "\"failed_addresses\":{");
   for (size_t i = 0; i < s->failed_addresses.n; i++) {
     if (i) fputc(',', f);
-    json_write_string(f, s->failed_addresses.items[i].name);
+    io_json_write_string(f, s->failed_addresses.items[i].name);
     fprintf(f, ":%ld", s->failed_addresses.items[i].count);
   }
   fprintf(f, "},\"latency_hist\":[");
@@ -347,7 +347,7 @@ void client_stats_write_details(client_stats *s, FILE *f) {
   for (int i = 0; i < LATENCY_HIST_BUCKETS; i++) {
     if (s->hist.buckets[i] == 0) continue;
     fprintf(f, "%s[%llu,%llu]", first ? "" : ",",
-            (unsigned long long)latency_hist_bucket_value(i),
+            (unsigned long long)io_latency_hist_bucket_value(i),
             (unsigned long long)s->hist.buckets[i]);
     first = 0;
   }

@@ -14,46 +14,46 @@
 typedef enum client_method { CLIENT_UNARY = 0, CLIENT_EMPTY = 1, CLIENT_METHODS = 2 } client_method;
 
 /* "UNARY_CALL" / "EMPTY_CALL" (the names LoadBalancerStatsService uses). */
-const char *client_method_name(client_method m);
+const char *io_client_method_name(client_method m);
 
 typedef struct client_stats client_stats;
 typedef struct stats_watcher stats_watcher;
 
 /* NULL when out of memory. Destroy frees remaining watchers too. */
-client_stats *client_stats_create(void);
-void client_stats_destroy(client_stats *s);
+client_stats *io_client_stats_create(void);
+void io_client_stats_destroy(client_stats *s);
 
-void client_stats_started(client_stats *s, client_method m);
+void io_client_stats_started(client_stats *s, client_method m);
 
 /* Records a finished call: status `code` (0..16), `peer` (server hostname;
  * NULL or "" when unknown, which counts as a failure to record a peer for
  * watchers), and its latency. Latency enters the histogram for OK calls. */
-void client_stats_finished(client_stats *s, client_method m, int code, const char *peer,
+void io_client_stats_finished(client_stats *s, client_method m, int code, const char *peer,
                            uint64_t latency_us);
 
 /* Records the address (grpc_call_get_peer) a failed call went to, so a
  * runner can tell failures on a killed backend from the others. */
-void client_stats_failed_address(client_stats *s, const char *address);
+void io_client_stats_failed_address(client_stats *s, const char *address);
 
 /* Starts watching the next `num_rpcs` (> 0) finished calls. NULL on bad
  * arguments or out of memory. The watcher belongs to `s` until
- * client_stats_unwatch. */
-stats_watcher *client_stats_watch(client_stats *s, int num_rpcs);
+ * io_client_stats_unwatch. */
+stats_watcher *io_client_stats_watch(client_stats *s, int num_rpcs);
 
 /* 1 when the watcher has seen its num_rpcs calls. */
-int client_stats_watch_done(client_stats *s, stats_watcher *w);
+int io_client_stats_watch_done(client_stats *s, stats_watcher *w);
 
 /* Removes the watcher and fills `out` (a zero-initialised response) with
  * its per-peer counts and failures; release out with
- * client_stats_free_response. */
-void client_stats_unwatch(client_stats *s, stats_watcher *w,
+ * io_client_stats_free_response. */
+void io_client_stats_unwatch(client_stats *s, stats_watcher *w,
                           Grpc__Testing__LoadBalancerStatsResponse *out);
-void client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out);
+void io_client_stats_free_response(Grpc__Testing__LoadBalancerStatsResponse *out);
 
-/* Fills the accumulated stats; release with client_stats_free_accumulated. */
-void client_stats_accumulated(client_stats *s,
+/* Fills the accumulated stats; release with io_client_stats_free_accumulated. */
+void io_client_stats_accumulated(client_stats *s,
                               Grpc__Testing__LoadBalancerAccumulatedStatsResponse *out);
-void client_stats_free_accumulated(Grpc__Testing__LoadBalancerAccumulatedStatsResponse *out);
+void io_client_stats_free_accumulated(Grpc__Testing__LoadBalancerAccumulatedStatsResponse *out);
 
 /* Totals for the summary. */
 typedef struct client_totals {
@@ -62,13 +62,13 @@ typedef struct client_totals {
   uint64_t p50_us, p90_us, p99_us, p999_us, max_us;
   double mean_us;
 } client_totals;
-void client_stats_totals(client_stats *s, client_totals *out);
+void io_client_stats_totals(client_stats *s, client_totals *out);
 
 /* Writes `"peers":{"host":count,...}` (the member, without braces around). */
-void client_stats_write_peers(client_stats *s, FILE *f);
+void io_client_stats_write_peers(client_stats *s, FILE *f);
 
 /* Writes `"failed_addresses":{...}` and `"latency_hist":[[us,count],...]`
  * (non-empty buckets of the OK-call histogram), comma separated. */
-void client_stats_write_details(client_stats *s, FILE *f);
+void io_client_stats_write_details(client_stats *s, FILE *f);
 
 #endif

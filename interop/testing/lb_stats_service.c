@@ -95,10 +95,10 @@ static void answer(slot *s) {
 
 static void finish_watch(lb_stats_service *svc, slot *s) {
   Grpc__Testing__LoadBalancerStatsResponse resp;
-  client_stats_unwatch(svc->stats, s->watcher, &resp);
+  io_client_stats_unwatch(svc->stats, s->watcher, &resp);
   s->watcher = NULL;
-  s->response = pb_buf_pack(&resp.base);
-  client_stats_free_response(&resp);
+  s->response = io_pb_buf_pack(&resp.base);
+  io_client_stats_free_response(&resp);
   s->code = GRPC_STATUS_OK;
   answer(s);
 }
@@ -107,15 +107,15 @@ static void handle(lb_stats_service *svc, slot *s) {
   s->details = grpc_empty_slice();
   if (s->method == SVC_ACCUMULATED) {
     Grpc__Testing__LoadBalancerAccumulatedStatsResponse resp;
-    client_stats_accumulated(svc->stats, &resp);
-    s->response = pb_buf_pack(&resp.base);
-    client_stats_free_accumulated(&resp);
+    io_client_stats_accumulated(svc->stats, &resp);
+    s->response = io_pb_buf_pack(&resp.base);
+    io_client_stats_free_accumulated(&resp);
     s->code = GRPC_STATUS_OK;
     answer(s);
     return;
   }
   Grpc__Testing__LoadBalancerStatsRequest *req = (Grpc__Testing__LoadBalancerStatsRequest *)
-      pb_buf_unpack(s->request, &grpc__testing__load_balancer_stats_request__descriptor);
+      io_pb_buf_unpack(s->request, &grpc__testing__load_balancer_stats_request__descriptor);
   if (req == NULL || req->num_rpcs <= 0 || req->timeout_sec < 0) {
     s->code = GRPC_STATUS_INVALID_ARGUMENT;
     s->details = grpc_slice_from_static_string("num_rpcs must be > 0 and timeout_sec >= 0");
@@ -124,7 +124,7 @@ static void handle(lb_stats_service *svc, slot *s) {
     return;
   }
   int wait_sec = req->timeout_sec > MAX_WAIT_SEC ? MAX_WAIT_SEC : req->timeout_sec;
-  s->watcher = client_stats_watch(svc->stats, req->num_rpcs);
+  s->watcher = io_client_stats_watch(svc->stats, req->num_rpcs);
   protobuf_c_message_free_unpacked(&req->base, NULL);
   if (s->watcher == NULL) {
     s->code = GRPC_STATUS_RESOURCE_EXHAUSTED;
@@ -132,7 +132,7 @@ static void handle(lb_stats_service *svc, slot *s) {
     return;
   }
   s->state = WAITING;
-  s->give_up_ns = delay_queue_now_ns() + (int64_t)wait_sec * 1000000000LL;
+  s->give_up_ns = io_delay_queue_now_ns() + (int64_t)wait_sec * 1000000000LL;
   s->next_waiting = svc->waiting;
   svc->waiting = s;
 }
@@ -140,11 +140,11 @@ static void handle(lb_stats_service *svc, slot *s) {
 /* Answers the waiting GetClientStats calls that are complete or timed out
  * (all of them when `all`). */
 static void check_waiting(lb_stats_service *svc, int all) {
-  int64_t now = delay_queue_now_ns();
+  int64_t now = io_delay_queue_now_ns();
   slot **p = &svc->waiting;
   while (*p) {
     slot *s = *p;
-    if (all || now >= s->give_up_ns || client_stats_watch_done(svc->stats, s->watcher)) {
+    if (all || now >= s->give_up_ns || io_client_stats_watch_done(svc->stats, s->watcher)) {
       *p = s->next_waiting;
       finish_watch(svc, s);
     } else {
@@ -178,7 +178,7 @@ static void *serve(void *arg) {
   return NULL;
 }
 
-lb_stats_service *lb_stats_service_start(const char *host, int port, client_stats *stats,
+lb_stats_service *io_lb_stats_service_start(const char *host, int port, client_stats *stats,
                                          int *bound_port) {
   if (host == NULL || stats == NULL || port < 0 || port > 65535) return NULL;
   lb_stats_service *svc = calloc(1, sizeof(*svc));
@@ -229,7 +229,7 @@ lb_stats_service *lb_stats_service_start(const char *host, int port, client_stat
   return svc;
 }
 
-void lb_stats_service_stop(lb_stats_service *svc) {
+void io_lb_stats_service_stop(lb_stats_service *svc) {
   if (svc == NULL) return;
   atomic_store(&svc->stopping, true);
   /* Shutdown completes once pending calls are answered; the serving thread

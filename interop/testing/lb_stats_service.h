@@ -13,11 +13,11 @@ typedef struct lb_stats_service lb_stats_service;
  * arguments are invalid or the port cannot be bound (message on stderr).
  * GetClientStats waits for its num_rpcs calls or timeout_sec (capped at
  * 60 s), whichever comes first, without blocking other requests. */
-lb_stats_service *lb_stats_service_start(const char *host, int port, client_stats *stats,
+lb_stats_service *io_lb_stats_service_start(const char *host, int port, client_stats *stats,
                                          int *bound_port);
 
 /* Stops serving, answers pending requests with what they have, frees the
  * service. NULL is ignored. */
-void lb_stats_service_stop(lb_stats_service *svc);
+void io_lb_stats_service_stop(lb_stats_service *svc);
 
 #endif

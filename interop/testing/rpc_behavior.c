@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-void rpc_behavior_init(rpc_behavior *b) {
+void io_rpc_behavior_init(rpc_behavior *b) {
   if (b == NULL) return;
   b->sleep_ms = 0;
   b->error_code = -1;
@@ -42,7 +42,7 @@ static int apply_directive(rpc_behavior *b, const char *tok, size_t tlen, int ap
   return 0;
 }
 
-int rpc_behavior_parse(rpc_behavior *b, const char *value, size_t len, const char *hostname) {
+int io_rpc_behavior_parse(rpc_behavior *b, const char *value, size_t len, const char *hostname) {
   if (b == NULL || (value == NULL && len > 0)) return -1;
   size_t pos = 0;
   while (pos < len) {

@@ -23,7 +23,7 @@ typedef struct rpc_behavior {
 #define RPC_BEHAVIOR_MAX_SLEEP_MS 60000L
 
 /* Resets `b` to "no directive". */
-void rpc_behavior_init(rpc_behavior *b);
+void io_rpc_behavior_init(rpc_behavior *b);
 
 /* Parses `len` bytes at `value` (not NUL terminated) and merges the
  * directives that apply to the server named `hostname` into `b` (NULL:
@@ -32,7 +32,7 @@ void rpc_behavior_init(rpc_behavior *b);
  * name, or a known directive has a malformed or out-of-range number (b
  * then keeps the directives parsed before the bad one; a bad directive
  * for another host counts too, so a typo is never silent). */
-int rpc_behavior_parse(rpc_behavior *b, const char *value, size_t len, const char *hostname);
+int io_rpc_behavior_parse(rpc_behavior *b, const char *value, size_t len, const char *hostname);
 
 #ifdef __cplusplus
 }

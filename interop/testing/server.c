@@ -151,7 +151,7 @@ static void build_answer(call_slot *s, const rpc_behavior *b) {
   s->details = grpc_empty_slice();
   switch (s->method) {
     case M_UNARY: {
-      Grpc__Testing__SimpleRequest *req = (Grpc__Testing__SimpleRequest *)pb_buf_unpack(
+      Grpc__Testing__SimpleRequest *req = (Grpc__Testing__SimpleRequest *)io_pb_buf_unpack(
           s->request, &grpc__testing__simple_request__descriptor);
       if (req == NULL) {
         s->code = GRPC_STATUS_INVALID_ARGUMENT;
@@ -182,19 +182,19 @@ static void build_answer(call_slot *s, const rpc_behavior *b) {
       }
       resp.hostname = st->hostname;
       resp.server_id = st->server_id;
-      s->response = pb_buf_pack(&resp.base);
+      s->response = io_pb_buf_pack(&resp.base);
       free(body);
       protobuf_c_message_free_unpacked(&req->base, NULL);
       break;
     }
     case M_EMPTY: {
       Grpc__Testing__Empty resp = GRPC__TESTING__EMPTY__INIT;
-      s->response = pb_buf_pack(&resp.base);
+      s->response = io_pb_buf_pack(&resp.base);
       break;
     }
     case M_HEALTH: {
       Grpc__Health__V1__HealthCheckRequest *req = (Grpc__Health__V1__HealthCheckRequest *)
-          pb_buf_unpack(s->request, &grpc__health__v1__health_check_request__descriptor);
+          io_pb_buf_unpack(s->request, &grpc__health__v1__health_check_request__descriptor);
       if (req == NULL) {
         s->code = GRPC_STATUS_INVALID_ARGUMENT;
         s->details = grpc_slice_from_static_string("cannot parse HealthCheckRequest");
@@ -212,7 +212,7 @@ static void build_answer(call_slot *s, const rpc_behavior *b) {
       resp.status = atomic_load(&st->shutting_down)
                         ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING
                         : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
-      s->response = pb_buf_pack(&resp.base);
+      s->response = io_pb_buf_pack(&resp.base);
       break;
     }
     default:
@@ -267,20 +267,20 @@ static void handle_new_call(call_slot *s) {
   server_state *st = w->st;
   atomic_fetch_add(&st->calls[s->method], 1);
   rpc_behavior b;
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   for (size_t i = 0; i < s->request_md.count; i++) {
     grpc_metadata *md = &s->request_md.metadata[i];
     if (slice_eq(md->key, "rpc-behavior")) {
       /* a malformed header keeps what parsed; the call still succeeds */
-      (void)rpc_behavior_parse(&b, (const char *)GRPC_SLICE_START_PTR(md->value),
+      (void)io_rpc_behavior_parse(&b, (const char *)GRPC_SLICE_START_PTR(md->value),
                                GRPC_SLICE_LENGTH(md->value), st->hostname);
     }
   }
   build_answer(s, &b);
   long delay_ms = b.sleep_ms + (s->method == M_HEALTH ? 0 : st->opt.extra_latency_ms);
   if (delay_ms > 0 && !atomic_load(&st->flush_delayed)) {
-    int64_t due = delay_queue_now_ns() + (int64_t)delay_ms * 1000000LL;
-    if (delay_queue_push(w->delayed, due, s) == 0) return;
+    int64_t due = io_delay_queue_now_ns() + (int64_t)delay_ms * 1000000LL;
+    if (io_delay_queue_push(w->delayed, due, s) == 0) return;
     atomic_fetch_add(&st->delayed_rejected, 1);
     if (s->response) grpc_byte_buffer_destroy(s->response);
     s->response = NULL;
@@ -296,15 +296,15 @@ static void *worker_main(void *arg) {
   server_state *st = w->st;
   for (int m = 0; m < M_COUNT; m++) request_call(w, (method_kind)m);
   for (;;) {
-    int64_t now = delay_queue_now_ns();
+    int64_t now = io_delay_queue_now_ns();
     call_slot *due;
-    while ((due = delay_queue_pop_due(w->delayed, now)) != NULL) send_answer(due);
+    while ((due = io_delay_queue_pop_due(w->delayed, now)) != NULL) send_answer(due);
     if (atomic_load(&st->flush_delayed)) {
-      while ((due = delay_queue_pop_any(w->delayed)) != NULL) send_answer(due);
+      while ((due = io_delay_queue_pop_any(w->delayed)) != NULL) send_answer(due);
     }
     /* Wake for the next timer, and at least every 100 ms to see shutdown. */
     int64_t wait_ns = 100000000LL;
-    int64_t next = delay_queue_next_due(w->delayed);
+    int64_t next = io_delay_queue_next_due(w->delayed);
     if (next != INT64_MAX && next - now < wait_ns) wait_ns = next - now > 0 ? next - now : 0;
     gpr_timespec deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
                                          gpr_time_from_nanos(wait_ns, GPR_TIMESPAN));
@@ -329,9 +329,9 @@ static void *worker_main(void *arg) {
 static void write_stats(FILE *f, void *arg) {
   server_state *st = arg;
   fprintf(f, "{\"server_id\":");
-  json_write_string(f, st->server_id);
+  io_json_write_string(f, st->server_id);
   fprintf(f, ",\"hostname\":");
-  json_write_string(f, st->hostname);
+  io_json_write_string(f, st->hostname);
   fprintf(f, ",\"port\":%d,\"pid\":%ld", st->bound_port, (long)getpid());
   long total = 0;
   for (int m = 0; m < M_COUNT; m++) {
@@ -349,13 +349,13 @@ static void write_stats(FILE *f, void *arg) {
   }
   fprintf(f, "},\"delayed_rejected\":%ld", atomic_load(&st->delayed_rejected));
   fprintf(f, ",\"connections_current\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld}\n",
-          channelz_tracker_current(st->conns), channelz_tracker_peak(st->conns),
-          channelz_tracker_opened(st->conns));
+          io_channelz_tracker_current(st->conns), io_channelz_tracker_peak(st->conns),
+          io_channelz_tracker_opened(st->conns));
 }
 
 static void save_stats(server_state *st) {
   if (st->opt.stats_file == NULL) return;
-  if (json_write_file_atomic(st->opt.stats_file, write_stats, st) != 0) {
+  if (io_json_write_file_atomic(st->opt.stats_file, write_stats, st) != 0) {
     fprintf(stderr, "server: cannot write --stats-file %s\n", st->opt.stats_file);
   }
 }
@@ -392,7 +392,7 @@ static int parse_options(int argc, char **argv, options *o) {
   };
   for (int i = 1; i < argc; i++) {
     int r;
-    if ((r = flag_parse_one(argc, argv, &i, specs, sizeof specs / sizeof specs[0])) != 0) {
+    if ((r = io_flag_parse_one(argc, argv, &i, specs, sizeof specs / sizeof specs[0])) != 0) {
       if (r < 0) return -1;
       continue;
     }
@@ -421,7 +421,7 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
 
   grpc_init();
-  st.conns = channelz_tracker_create();
+  st.conns = io_channelz_tracker_create();
   /* --max-connection-age-ms: the server closes each connection gracefully
    * (GOAWAY, calls in flight finish) after that age, so clients reconnect
    * and re-resolve periodically; fleets use it to drain a server that was
@@ -443,7 +443,7 @@ int main(int argc, char **argv) {
   for (long t = 0; t < st.opt.threads; t++) {
     workers[t].st = &st;
     workers[t].cq = grpc_completion_queue_create_for_next(NULL);
-    workers[t].delayed = delay_queue_create(MAX_DELAYED_PER_WORKER);
+    workers[t].delayed = io_delay_queue_create(MAX_DELAYED_PER_WORKER);
     grpc_server_register_completion_queue(st.server, workers[t].cq, NULL);
   }
   grpc_completion_queue *shutdown_cq = grpc_completion_queue_create_for_pluck(NULL);
@@ -479,8 +479,8 @@ int main(int argc, char **argv) {
     struct timespec wait = {0, 50 * 1000000L};
     int sig = sigtimedwait(&sigs, NULL, &wait);
     if (sig == SIGTERM || sig == SIGINT) break;
-    channelz_tracker_sample(st.conns);
-    int64_t now = delay_queue_now_ns();
+    io_channelz_tracker_sample(st.conns);
+    int64_t now = io_delay_queue_now_ns();
     if (now >= next_save) {
       save_stats(&st);
       next_save = now + st.opt.stats_interval_ms * 1000000LL;
@@ -491,7 +491,7 @@ int main(int argc, char **argv) {
    * shutdown: GOAWAY, no new calls, calls in flight (also delayed ones) get
    * --shutdown-grace-ms to finish; after that they are answered at once
    * and whatever is left is cancelled. */
-  channelz_tracker_sample(st.conns);
+  io_channelz_tracker_sample(st.conns);
   atomic_store(&st.shutting_down, true);
   grpc_server_shutdown_and_notify(st.server, shutdown_cq, NULL);
   grpc_event ev = grpc_completion_queue_pluck(
@@ -514,12 +514,12 @@ int main(int argc, char **argv) {
   for (long t = 0; t < st.opt.threads; t++) {
     pthread_join(workers[t].thread, NULL);
     grpc_completion_queue_destroy(workers[t].cq);
-    delay_queue_destroy(workers[t].delayed);
+    io_delay_queue_destroy(workers[t].delayed);
   }
   grpc_completion_queue_shutdown(shutdown_cq);
   grpc_completion_queue_destroy(shutdown_cq);
   save_stats(&st);
-  channelz_tracker_destroy(st.conns);
+  io_channelz_tracker_destroy(st.conns);
   grpc_shutdown();
   return 0;
 }

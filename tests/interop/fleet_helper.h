@@ -12,7 +12,7 @@
 #include "interop/common/proc.h"
 
 struct JsonDeleter {
-  void operator()(json_value *v) const { json_free(v); }
+  void operator()(json_value *v) const { io_json_free(v); }
 };
 using Json = std::unique_ptr<json_value, JsonDeleter>;
 
