@@ -16,6 +16,9 @@
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
+ * Exit status: 0 when every run completed, 1 when one failed, 2 on a usage
+ * error (a bad flag or value, an unknown scenario or mode), found before
+ * any process starts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -653,6 +656,16 @@ int main(int argc, char **argv) {
       scenario = v;
     } else if ((r = flag_match(argc, argv, &i, "modes", &v)) != 0) {
       if (r < 0) return 2;
+      /* an unknown mode is a usage error, found before anything starts */
+      for (const char *m = v; *m;) {
+        size_t len = strcspn(m, ",");
+        if (find_mode(m, len) == NULL) {
+          fprintf(stderr, "flag --modes: unknown mode '%.*s'\n", (int)len, m);
+          usage();
+          return 2;
+        }
+        m += len + (m[len] == ',');
+      }
       rn.modes = v;
     } else if ((r = flag_match(argc, argv, &i, "points", &v)) != 0) {
       if (r < 0) return 2;
