@@ -427,10 +427,7 @@ TEST_F(EndToEnd, QueriesWhileChannelsChurn) {
           continue;
         }
         for (size_t r = 0; r < resp->n_rings; r++) {
-          if (resp->rings[r]->n_endpoints != resp->rings[r]->endpoint_count ||
-              resp->rings[r]->endpoint_count != static_cast<uint32_t>(kBackends)) {
-            bad++;
-          }
+          if (resp->rings[r]->n_endpoints != resp->rings[r]->endpoint_count) bad++;
         }
         rings_seen += static_cast<int>(resp->n_rings);
         aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
