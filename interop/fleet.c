@@ -337,7 +337,10 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       ok = 0;
       break;
     }
-    if (sc->kill_server >= 0 && !killed && t >= sc->kill_at_s) {
+    /* the kill waits until the server has served calls, so that it
+     * disturbs traffic even when the clients start slowly */
+    if (sc->kill_server >= 0 && !killed && t >= sc->kill_at_s &&
+        stats_calls(servers[sc->kill_server].stats) > 0) {
       server_slot *k = &servers[sc->kill_server];
       fleet_server_result before;
       read_server_stats(k, &before); /* last snapshot, at most 50 ms old */
