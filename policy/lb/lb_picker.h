@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "policy/core/ap_pick.h"
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 #include "src/core/lib/load_balancing/lb_policy.h"

@@ -22,7 +22,7 @@
 #include "policy/core/ap_order.h"
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_ring.h"
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
 #include "policy/lb/lb_config.h"
 #include "policy/lb/lb_coordinate.h"
 #include "policy/lb/lb_membership.h"
@@ -133,7 +133,7 @@ class AperturePolicy : public LoadBalancingPolicy {
   uint32_t min_ready_ = 1;
   Coordinate coordinate_;
   std::string last_status_;
-  AffinityState affinity_;  // request affinity (affinity_picker.h)
+  AffinityState affinity_;  // request affinity (lb_affinity_picker.h)
 
   std::map<std::string, RefCountedPtr<Endpoint>> endpoints_;
   // Debounced membership: the resolver's lists go through it; the timer

@@ -12,7 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
 #include "policy/lb/lb_picker.h"
 #include "policy/registry/ap_registry.h"
 
