@@ -93,7 +93,7 @@ TEST(RingSnapshot, OrderDependsOnTheAddressesOnly) {
 
 // Continuous mode over weighted arcs: member i is in the aperture iff its
 // arc overlaps the window [index/C, (index+m)/C) with m = ceil(A*C/N), and
-// its pick weight is overlap / arc width x weight.
+// its pick weight is overlap / arc width x weight (the window wraps).
 TEST(RingSnapshot, ContinuousMembersAndPickWeightsFollowTheWindow) {
   const std::map<std::string, double> weights = {
       {"10.1.0.1:80", 2.0}, {"10.1.0.2:80", 1.0}, {"10.1.0.3:80", 1.0},
@@ -116,7 +116,12 @@ TEST(RingSnapshot, ContinuousMembersAndPickWeightsFollowTheWindow) {
     for (size_t i = 0; i < n; ++i) {
       const double w = weights.at(s->address(i));
       const double end = start + w / total;
-      const double overlap = std::max(0.0, std::min(end, hi) - std::max(start, lo));
+      auto part = [&](double a, double b) {
+        return std::max(0.0, std::min(end, b) - std::max(start, a));
+      };
+      // The window wraps around the ring (mod 1).
+      const double overlap =
+          part(lo, std::min(hi, 1.0)) + (hi > 1.0 ? part(0.0, hi - 1.0) : 0.0);
       if (overlap > 1e-9) expected[i] = overlap / (end - start) * w;
       start = end;
     }
