@@ -62,6 +62,14 @@ void Endpoint::OnStateChangeLocked(grpc_connectivity_state state,
   observer_->OnEndpointStateChangeLocked(this, old_state, old_failed);
 }
 
+void ConnectIdleEndpoints(const EndpointMap& endpoints) {
+  for (const auto& kv : endpoints) {
+    if (kv.second->state() == GRPC_CHANNEL_IDLE) {
+      kv.second->subchannel()->RequestConnection();
+    }
+  }
+}
+
 ApertureCensus TakeCensus(const RingSnapshot& ring, const ap_aperture* members,
                           const EndpointMap& endpoints) {
   ApertureCensus c;
@@ -77,7 +85,6 @@ ApertureCensus TakeCensus(const RingSnapshot& ring, const ap_aperture* members,
                           ready ? static_cast<int>(c.ready.size()) : -1});
     if (ready) {
       c.ready.push_back({e->subchannel_ref(), e->counters(), m->pick_weight});
-      c.ready_weights.push_back(m->pick_weight);
     }
     if (e->failed()) {
       c.last_failed = e;

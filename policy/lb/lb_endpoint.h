@@ -91,13 +91,15 @@ using EndpointMap = std::map<std::string, grpc_core::RefCountedPtr<Endpoint>>;
 // subchannel and draining members are left out.
 struct ApertureCensus {
   std::vector<AperturePicker::Slot> ready;  // READY members, aperture order
-  std::vector<double> ready_weights;        // their pick weights
   std::vector<AffinityMember> affinity;     // every counted member
   size_t total = 0;                         // counted members
   size_t not_failed = 0;                    // of those, not failed
   size_t idle = 0;                          // of those, IDLE
   const Endpoint* last_failed = nullptr;    // the last failed one, if any
 };
+
+// Asks every IDLE endpoint to connect.
+void ConnectIdleEndpoints(const EndpointMap& endpoints);
 
 // Counts the endpoints of `members` (an aperture over `ring`).
 ApertureCensus TakeCensus(const RingSnapshot& ring, const ap_aperture* members,

@@ -5,6 +5,9 @@
 #include <new>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_rng.h"
 
@@ -81,6 +84,23 @@ AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
       table_(std::move(table)),
       choice_count_(choice_count),
       affinity_(std::move(affinity)) {}
+
+absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
+    std::vector<Slot> slots, uint32_t choice_count,
+    std::unique_ptr<AffinityRouter> affinity) {
+  std::vector<double> weights;
+  weights.reserve(slots.size());
+  for (const Slot& slot : slots) weights.push_back(slot.weight);
+  ap_pick_table* table = nullptr;
+  ap_error err;
+  if (ap_pick_table_create(weights.data(), weights.size(), &table, &err) !=
+      AP_OK) {
+    return absl::InternalError(
+        absl::StrCat("aperture: cannot build the pick table: ", err.message));
+  }
+  return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
+                                          choice_count, std::move(affinity));
+}
 
 size_t AperturePicker::ChooseBalanced() const {
   ap_rng* rng = ThreadRng();

@@ -8,7 +8,10 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <memory>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 #include "policy/core/ap_pick.h"
 #include "policy/lb/lb_affinity_picker.h"
@@ -45,6 +48,12 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
                  std::unique_ptr<AffinityRouter> affinity = nullptr);
+
+  // Builds the pick table from the slots' weights; an error names why the
+  // table could not be built.
+  static absl::StatusOr<std::unique_ptr<AperturePicker>> Create(
+      std::vector<Slot> slots, uint32_t choice_count,
+      std::unique_ptr<AffinityRouter> affinity);
 
   grpc_core::LoadBalancingPolicy::PickResult Pick(
       grpc_core::LoadBalancingPolicy::PickArgs args) override;

@@ -331,11 +331,7 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   RecomputeApertureLocked(reason);
   if (active_) {
     // eagerConnect may have just been turned on for existing members.
-    for (auto& kv : endpoints_) {
-      if (kv.second->state() == GRPC_CHANNEL_IDLE) {
-        kv.second->subchannel()->RequestConnection();
-      }
-    }
+    ConnectIdleEndpoints(endpoints_);
   }
   return absl::OkStatus();
 }
@@ -467,27 +463,18 @@ void AperturePolicy::UpdatePickerLocked() {
   // not failed) so that the first calls do not all land on one endpoint.
   size_t wanted = std::min<size_t>(ring_->min_ready(), not_failed);
   if (!slots.empty() && (ever_ready_ || slots.size() >= wanted)) {
-    ap_pick_table* table = nullptr;
-    ap_error err;
-    if (ap_pick_table_create(census.ready_weights.data(),
-                             census.ready_weights.size(), &table,
-                             &err) != AP_OK) {
-      EnterTransientFailureLocked(
-          absl::InternalError(
-              absl::StrCat("aperture: cannot build the pick table: ",
-                           err.message)),
-          false)
-          .IgnoreError();
+    const size_t ready = slots.size();
+    auto picker = AperturePicker::Create(std::move(slots), choice_count,
+                                         affinity_.MakeRouter(census.affinity));
+    if (!picker.ok()) {
+      EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;
     }
     ever_ready_ = true;
     APERTURE_TRACE("[aperture %p] READY picker over %zu of %zu members", this,
-                   slots.size(), total);
-    channel_control_helper()->UpdateState(
-        GRPC_CHANNEL_READY, absl::OkStatus(),
-        std::make_unique<AperturePicker>(
-            std::move(slots), PickTablePtr(table), choice_count,
-            affinity_.MakeRouter(census.affinity)));
+                   ready, total);
+    channel_control_helper()->UpdateState(GRPC_CHANNEL_READY, absl::OkStatus(),
+                                          std::move(*picker));
     return;
   }
   if (not_failed > 0) {
@@ -530,11 +517,7 @@ void AperturePolicy::ExitIdleLocked() {
   active_ = true;
   APERTURE_TRACE("[aperture %p] exiting IDLE: connecting %zu members", this,
                  endpoints_.size());
-  for (auto& kv : endpoints_) {
-    if (kv.second->state() == GRPC_CHANNEL_IDLE) {
-      kv.second->subchannel()->RequestConnection();
-    }
-  }
+  ConnectIdleEndpoints(endpoints_);
 }
 
 void AperturePolicy::ResetBackoffLocked() {
