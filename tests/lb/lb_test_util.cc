@@ -368,7 +368,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     const ap_ring_state& s = states[0];
     out->target = s.target;
     out->mode = s.mode;
-    out->coordinate_source = s.coordinate_source;
+    out->coordinate_source = ap_coordinate_source_name(s.coordinate_source);
     out->last_status = s.last_status;
     out->fingerprint = s.fingerprint;
     out->peer_index = s.peer_index;
