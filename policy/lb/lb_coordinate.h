@@ -1,6 +1,7 @@
-// The coordinate (peer index, peer count) of a channel's aperture: from the
-// config, the channel args, the C API, the environment or the host name
-// ordinal, in that order of precedence.
+// The coordinate (peer index, peer count) of a channel's aperture, by
+// precedence: config peerIndex/peerCount, config peerTarget (peer
+// discovery), channel args, the C API, APERTURE_PEER_INDEX/COUNT,
+// APERTURE_PEER_TARGET, the host name ordinal (docs/coordinate.md).
 #ifndef APERTURE_LB_COORDINATE_H
 #define APERTURE_LB_COORDINATE_H
 
@@ -11,6 +12,7 @@
 #include "policy/core/ap_error.h"
 #include "policy/include/aperture.h"
 #include "policy/lb/lb_config.h"
+#include "policy/lb/peer_coordinate.h"
 
 namespace aperture_lb {
 
@@ -18,7 +20,8 @@ struct Coordinate {
   bool known = false;
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
-  // "config", "channel_arg", "api", "environment", "hostname" or "none".
+  // "config", "peer_target", "channel_arg", "api", "environment",
+  // "hostname" or "none".
   const char* source = "none";
   // Why a lower-precedence source was skipped or ignored ("" when nothing
   // worth reporting), e.g. a malformed APERTURE_PEER_INDEX.
@@ -32,11 +35,13 @@ struct ArgCoordinate {
   int index = 0, count = 0;
 };
 
-// Resolves the coordinate for a policy with the given settings and channel
-// args. Never fails: invalid channel args or environment values are skipped
+// Resolves the coordinate for a policy with the given settings, channel
+// args and peer discovery state. Never fails: invalid channel args or
+// environment values, and a peer target without a coordinate, are skipped
 // and described in `note`.
 Coordinate ResolveCoordinate(const ApertureSettings& settings,
-                             const ArgCoordinate& args);
+                             const ArgCoordinate& args,
+                             const PeerCoordinate& peers = PeerCoordinate());
 
 // Process-wide coordinate set through the C API (thread-safe).
 int SetApiCoordinate(uint32_t peer_index, uint32_t peer_count, ap_error* err);

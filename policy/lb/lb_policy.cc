@@ -30,6 +30,7 @@
 #include "policy/lb/lb_state.h"
 #include "policy/lb/lb_timer.h"
 #include "policy/lb/lb_trace.h"
+#include "policy/lb/peer_tracker.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/sockaddr_utils.h"
 #include "src/core/lib/gprpp/debug_location.h"
@@ -109,6 +110,8 @@ class AperturePolicy : public LoadBalancingPolicy {
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
   void PublishStateLocked();
+  // Peer discovery or the C API changed the coordinate (peer_tracker.h).
+  void OnCoordinateInputsChangedLocked(const char* reason);
 
   static int SnapshotCallback(void* ctx, ap_ring_state* out) {
     return static_cast<StatePublisher*>(ctx)->Snapshot(out);
@@ -134,6 +137,7 @@ class AperturePolicy : public LoadBalancingPolicy {
   Coordinate coordinate_;
   std::string last_status_;
   AffinityState affinity_;  // request affinity (affinity_picker.h)
+  grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
   std::map<std::string, RefCountedPtr<Endpoint>> endpoints_;
   // Debounced membership: the resolver's lists go through it; the timer
@@ -248,6 +252,14 @@ AperturePolicy::AperturePolicy(Args args) : LoadBalancingPolicy(std::move(args))
     registry_entry_ = nullptr;
   }
   APERTURE_TRACE("[aperture %p] created for target %s", this, target_.c_str());
+  peers_ = grpc_core::MakeRefCounted<PeerTracker>(
+      work_serializer(), Ref(DEBUG_LOCATION, "PeerTracker"),
+      [this](const char* reason) { OnCoordinateInputsChangedLocked(reason); });
+}
+
+void AperturePolicy::OnCoordinateInputsChangedLocked(const char* reason) {
+  if (shutdown_ || ring_ == nullptr || config_ == nullptr) return;
+  ApplyMembershipLocked(reason).IgnoreError();
 }
 
 AperturePolicy::~AperturePolicy() {
@@ -258,6 +270,7 @@ AperturePolicy::~AperturePolicy() {
 void AperturePolicy::ShutdownLocked() {
   APERTURE_TRACE("[aperture %p] shutting down", this);
   shutdown_ = true;
+  peers_->ShutdownLocked();
   membership_timer_.reset();
   reresolution_timer_.reset();
   ap_registry_remove(registry_entry_);
@@ -315,6 +328,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   const ApertureSettings& settings = config_->settings();
   if (settings.eager_connect) active_ = true;
   affinity_.Configure(settings.affinity);
+  peers_->ConfigureLocked(settings);
   ScheduleReresolutionTimerLocked();
 
   if (!args.addresses.ok()) {
@@ -503,7 +517,10 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
     arg_coordinate.has_count = true;
     arg_coordinate.count = *count;
   }
-  Coordinate coordinate = ResolveCoordinate(settings, arg_coordinate);
+  Coordinate coordinate =
+      ResolveCoordinate(settings, arg_coordinate, peers_->coordinate());
+  peers_->NoteAppliedLocked(coordinate.known, coordinate.peer_index,
+                            coordinate.peer_count);
   ap_subset_params params;
   ap_subset_params_init(&params);
   params.mode = settings.mode;
@@ -563,7 +580,8 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   last_status_.clear();
   if (!coordinate_.known) {
     last_status_ = absl::StrCat(
-        "no process coordinate (config, API, environment, host name): "
+        "no process coordinate (config, peer target, channel args, API, "
+        "environment, host name): "
         "using random aperture. ",
         coordinate_.note);
   } else if (!coordinate_.note.empty()) {
@@ -797,6 +815,7 @@ void AperturePolicy::PublishStateLocked() {
   state->sessions = affinity_.sessions();
   state->peer_index = coordinate_.peer_index;
   state->peer_count = coordinate_.known ? coordinate_.peer_count : 0;
+  peers_->FillState(state.get());
   const ap_aperture* members = current();
   if (config_ != nullptr) {
     state->mode = ap_mode_name(config_->settings().mode);

@@ -25,13 +25,18 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->mode = strdup(s.mode.c_str());
   out->coordinate_source = strdup(s.coordinate_source.c_str());
   out->last_status = strdup(s.last_status.c_str());
+  out->peer_target = strdup(s.peer_target.c_str());
   if (out->target == nullptr || out->mode == nullptr ||
-      out->coordinate_source == nullptr || out->last_status == nullptr) {
+      out->coordinate_source == nullptr || out->last_status == nullptr ||
+      out->peer_target == nullptr) {
     ap_ring_state_clear(out);
     return AP_ENOMEM;
   }
   out->peer_index = s.peer_index;
   out->peer_count = s.peer_count;
+  snprintf(out->peer_fingerprint, sizeof(out->peer_fingerprint), "%s",
+           s.peer_fingerprint.c_str());
+  out->coordinate_changes = s.coordinate_changes;
   out->offset = s.offset;
   out->width = s.width;
   out->min_aperture = s.min_aperture;

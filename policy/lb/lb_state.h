@@ -47,6 +47,12 @@ struct PublishedState {
   std::string last_status;
   std::vector<PublishedEndpoint> endpoints;  // ring order
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
+  // Peer discovery (peer_tracker.h): the watched target ("" = none), the
+  // fingerprint of the peer list behind the coordinate ("" = none), and how
+  // often the applied coordinate changed.
+  std::string peer_target;
+  std::string peer_fingerprint;
+  uint64_t coordinate_changes = 0;
 };
 
 // Counters that change without a new published state.

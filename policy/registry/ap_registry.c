@@ -85,6 +85,7 @@ void ap_ring_state_clear(ap_ring_state *state) {
   free(state->mode);
   free(state->coordinate_source);
   free(state->last_status);
+  free(state->peer_target);
   if (state->endpoints != NULL) {
     for (size_t i = 0; i < state->endpoint_count; i++) free(state->endpoints[i].address);
     free(state->endpoints);

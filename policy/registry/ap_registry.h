@@ -53,7 +53,8 @@ typedef struct ap_endpoint_state {
 typedef struct ap_ring_state {
   char *target;             /* owned; the channel target */
   char *mode;               /* owned; effective mode name */
-  char *coordinate_source;  /* owned; "config", "api", "environment",
+  char *coordinate_source;  /* owned; "config", "peer_target",
+                               "channel_arg", "api", "environment",
                                "hostname" or "none" (random fallback) */
   uint32_t peer_index;
   uint32_t peer_count;      /* 0 when no coordinate is known */
@@ -75,6 +76,12 @@ typedef struct ap_ring_state {
   ap_endpoint_state *endpoints; /* owned array, ring order */
   uint64_t affinity_sessions; /* entries in the sticky session table; 0 unless
                                  affinity is "sticky" */
+  /* Peer discovery (peerTarget / APERTURE_PEER_TARGET). */
+  char *peer_target;          /* owned; the watched target, "" if none */
+  char peer_fingerprint[17];  /* hex of the ordered peer list behind the
+                                 coordinate; "" when none. Clients that
+                                 agree on their peers show the same value */
+  uint64_t coordinate_changes; /* times the applied coordinate changed */
 } ap_ring_state;
 
 /* Fills *out (zeroed by the caller) with a deep copy of the instance's

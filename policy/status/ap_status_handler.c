@@ -57,6 +57,8 @@ static Aperture__V1__CoordinateSource coordinate_source(const char *name) {
   if (strcmp(name, "hostname") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_HOSTNAME;
   if (strcmp(name, "channel_arg") == 0)
     return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_CHANNEL_ARG;
+  if (strcmp(name, "peer_target") == 0)
+    return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_PEER_TARGET;
   return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
 }
 
@@ -85,6 +87,9 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   r->peer_count = s->peer_count;
   r->coordinate_source = coordinate_source(s->coordinate_source);
   r->coordinate_source_name = str_or_empty(s->coordinate_source);
+  r->peer_target = str_or_empty(s->peer_target);
+  r->peer_fingerprint = (char *)s->peer_fingerprint;
+  r->coordinate_changes = s->coordinate_changes;
   r->offset = s->offset;
   r->width = s->width;
   r->min_aperture = s->min_aperture;
