@@ -26,6 +26,7 @@ int sim_verb_vnodes(int argc, char **argv);
 int sim_verb_vdc(int argc, char **argv);
 int sim_verb_hash(int argc, char **argv);
 int sim_verb_placement(int argc, char **argv);
+int sim_verb_peers(int argc, char **argv);
 
 /* Prints the full usage text to stderr. */
 void sim_usage(void);
