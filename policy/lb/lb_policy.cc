@@ -258,7 +258,9 @@ AperturePolicy::AperturePolicy(Args args) : LoadBalancingPolicy(std::move(args))
 }
 
 void AperturePolicy::OnCoordinateInputsChangedLocked(const char* reason) {
-  if (shutdown_ || ring_ == nullptr || config_ == nullptr) return;
+  if (shutdown_ || config_ == nullptr) return;
+  // Before the first ring: only when the first one was held for the peers.
+  if (ring_ == nullptr && membership_.Members().empty()) return;
   ApplyMembershipLocked(reason).IgnoreError();
 }
 
@@ -390,6 +392,16 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
     APERTURE_TRACE("[aperture %p] address update held until %" PRIu64
                    " ms (updateCoalesceMs)",
                    this, membership_.NextDeadline());
+  }
+  if (ring_ == nullptr && peers_->HoldFirstRingLocked()) {
+    // The peer target has not answered yet: queue calls briefly rather
+    // than connect to a fallback subset (peer_tracker.h).
+    APERTURE_TRACE("[aperture %p] first ring held for the peer target", this);
+    channel_control_helper()->UpdateState(
+        GRPC_CHANNEL_CONNECTING, absl::OkStatus(),
+        std::make_unique<QueuePicker>(Ref(DEBUG_LOCATION, "QueuePicker")));
+    ScheduleMembershipTimerLocked();
+    return absl::OkStatus();
   }
   absl::Status applied = ApplyMembershipLocked("resolver update");
   ScheduleMembershipTimerLocked();

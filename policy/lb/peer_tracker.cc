@@ -35,6 +35,7 @@ void PeerTracker::ShutdownLocked() {
   shutdown_ = true;
   RemoveCoordinateListener(listener_id_);
   debounce_timer_.reset();
+  first_answer_timer_.reset();
   subscription_.reset();
   rebuild_ = nullptr;
   owner_.reset();
@@ -128,6 +129,8 @@ void PeerTracker::OnInputsChangedLocked() {
   const uint64_t now = MonotonicNowMs();
   if (!ever_rebuilt_ || now >= last_rebuild_ms_ + coalesce_ms_) {
     debounce_timer_.reset();
+    first_answer_timer_.reset();
+    first_wait_over_ = true;
     ever_rebuilt_ = true;
     last_rebuild_ms_ = now;
     AdmitLocked();
@@ -149,6 +152,23 @@ void PeerTracker::OnDebounceTimerLocked() {
   last_rebuild_ms_ = MonotonicNowMs();
   AdmitLocked();
   if (rebuild_) rebuild_("coordinate inputs changed (debounced)");
+}
+
+bool PeerTracker::HoldFirstRingLocked() {
+  if (shutdown_ || subscription_ == nullptr || first_wait_over_) return false;
+  if (subscription_->Latest()->answered) return false;
+  if (first_answer_timer_ == nullptr) {
+    grpc_core::RefCountedPtr<PeerTracker> self = Ref();
+    first_answer_timer_ = grpc_core::MakeOrphanable<SerializedTimer>(
+        serializer_, MonotonicNowMs() + kFirstAnswerWaitMs, [self]() {
+          self->first_answer_timer_.reset();
+          if (self->shutdown_) return;
+          self->first_wait_over_ = true;
+          self->AdmitLocked();
+          if (self->rebuild_) self->rebuild_("no first answer from the peer target");
+        });
+  }
+  return true;
 }
 
 void PeerTracker::NoteAppliedLocked(bool known, uint32_t peer_index,

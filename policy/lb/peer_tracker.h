@@ -29,6 +29,10 @@ namespace aperture_lb {
 
 class SerializedTimer;
 
+// How long a new channel waits for its peer target's first answer before
+// it builds its first ring with the fallback coordinate.
+constexpr uint64_t kFirstAnswerWaitMs = 1000;
+
 class PeerTracker : public grpc_core::RefCounted<PeerTracker> {
  public:
   // `rebuild` runs in `serializer` when the coordinate inputs changed (the
@@ -45,6 +49,11 @@ class PeerTracker : public grpc_core::RefCounted<PeerTracker> {
   void ConfigureLocked(const ApertureSettings& settings);
   // The coordinate admitted by the last (debounced) change.
   const PeerCoordinate& coordinate() const { return admitted_; }
+  // True while the policy should hold its first ring: a peer target is
+  // watched and has not answered yet, for at most kFirstAnswerWaitMs
+  // (then the fallback applies). Starts the wait on the first call; the
+  // answer, or the end of the wait, calls `rebuild`.
+  bool HoldFirstRingLocked();
   // Records the coordinate the policy built with; counts the changes.
   void NoteAppliedLocked(bool known, uint32_t peer_index, uint32_t peer_count);
   // Adds the peer target, peer fingerprint and coordinate changes.
@@ -76,6 +85,8 @@ class PeerTracker : public grpc_core::RefCounted<PeerTracker> {
   uint64_t last_rebuild_ms_ = 0;
   bool ever_rebuilt_ = false;
   grpc_core::OrphanablePtr<SerializedTimer> debounce_timer_;
+  grpc_core::OrphanablePtr<SerializedTimer> first_answer_timer_;
+  bool first_wait_over_ = false;
   bool applied_once_ = false;
   bool applied_known_ = false;
   uint32_t applied_index_ = 0, applied_count_ = 0;
