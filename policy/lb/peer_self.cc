@@ -134,27 +134,23 @@ bool FindSelf(const std::vector<std::string>& ordered, const PeerSelf& self,
       second = ordered[i];
     }
   }
+  // How the messages name this process.
   const std::string who =
       self.host.empty()
-          ? std::string("none of this host's interface addresses")
-          : absl::StrCat(self.port < 0 ? self.host
-                                       : absl::StrCat(self.host, ":",
-                                                      self.port),
+          ? std::string("this host's interface addresses")
+          : absl::StrCat("self ",
+                         self.port < 0 ? self.host
+                                       : absl::StrCat(self.host, ":", self.port),
                          " (peerSelf)");
   if (matches == 0) {
-    *why = self.host.empty()
-               ? absl::StrCat("none of this host's interface addresses is in "
-                              "the peer list of ",
-                              ordered.size(), " entries (set peerSelf)")
-               : absl::StrCat("self ", who, " is not in the peer list of ",
-                              ordered.size(), " entries");
+    *why = absl::StrCat(who, self.host.empty() ? " are" : " is",
+                        " not in the peer list of ", ordered.size(),
+                        " entries", self.host.empty() ? " (set peerSelf)" : "");
     return false;
   }
   if (matches > 1) {
-    *why = absl::StrCat(matches, " peer list entries match ",
-                        self.host.empty() ? "this host's interface addresses"
-                                          : who,
-                        " (", first, ", ", second,
+    *why = absl::StrCat(matches, " peer list entries match ", who, " (",
+                        first, ", ", second,
                         "...): the coordinate needs exactly one; set peerSelf "
                         "to ip:port");
     return false;
