@@ -3,7 +3,7 @@
  * mode, collects the servers' stats files and the clients' summaries, and
  * prints a report (table, or JSON with --json) plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--svg PATH] [--out-dir DIR]
@@ -34,6 +34,7 @@
 #include "interop/fleet/dns_stub.h"
 #include "interop/common/flags.h"
 #include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_server.h"
@@ -651,9 +652,33 @@ static int run_scenario(const runner *rn, const scenario_cfg *base, fleet_run *r
   return failures ? -1 : 0;
 }
 
+/* The peers scenario (fleet_peers.h): its own rows, report and table. */
+static int run_peers(const runner *rn) {
+  if (!rn->have_aperture) {
+    fprintf(stderr, "fleet: peers needs the aperture policy in the client\n");
+    return 1;
+  }
+  fleet_peers_opts po = {rn->server_bin, rn->client_bin, rn->out_dir, rn->modes,
+                         (int)rn->servers, (int)rn->clients, (int)rn->min_aperture, rn->rate};
+  static fleet_peers_row rows[FLEET_PEERS_MAX_MODES];
+  int n = 0;
+  int failed = io_fleet_peers_run(&po, rows, FLEET_PEERS_MAX_MODES, &n) != 0;
+  char report[4300];
+  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
+  FILE *rf = fopen(report, "w");
+  if (rf != NULL) {
+    io_fleet_peers_json(rf, rows, n);
+    fclose(rf);
+  }
+  if (rn->json) io_fleet_peers_json(stdout, rows, n);
+  else io_fleet_peers_table(stdout, rows, n);
+  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
+  return failed ? 1 : 0;
+}
+
 static void usage(void) {
   fprintf(stderr,
-          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|all]\n"
+          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--svg PATH] [--out-dir DIR]\n"
@@ -737,13 +762,14 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  int want_peers = strcmp(scenario, "peers") == 0; /* fleet_peers.h */
   int want_all = strcmp(scenario, "all") == 0;
   int want_grid = want_all || strcmp(scenario, "churn-grid") == 0;
   const scenario_cfg *chosen = NULL;
   for (int s = 0; s < N_SCENARIOS; s++) {
     if (strcmp(kScenarios[s].name, scenario) == 0) chosen = &kScenarios[s];
   }
-  if (!want_all && !want_grid && chosen == NULL) {
+  if (!want_all && !want_grid && !want_peers && chosen == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
     usage();
     return 2;
@@ -778,6 +804,8 @@ int main(int argc, char **argv) {
   if (!rn.have_aperture) {
     fprintf(stderr, "fleet: the aperture policy is not linked into the client; comparing gRPC's own policies only\n");
   }
+
+  if (want_peers) return run_peers(&rn);
 
   static fleet_run runs[MAX_RUNS];
   int n_runs = 0, failed = 0;

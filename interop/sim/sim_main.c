@@ -17,6 +17,7 @@ static const sim_verb verbs[] = {
     {"balance", io_sim_verb_balance},     {"churn", io_sim_verb_churn},
     {"vnodes", io_sim_verb_vnodes},       {"vdc", io_sim_verb_vdc},
     {"hash", io_sim_verb_hash},           {"placement", io_sim_verb_placement},
+    {"peers", io_sim_verb_peers},
 };
 
 void io_sim_usage(void) {
@@ -52,6 +53,11 @@ void io_sim_usage(void) {
       "[--json]\n"
       "      experiment: servers at Van der Corput positions of a stable\n"
       "      index vs the modes.\n"
+      "  peers [--servers 100] [--clients 100] [--min-aperture 12]\n"
+      "        [--no-grid] [--grid-servers 20,200] [--grid-clients 2,60]\n"
+      "        [--grid-step 20] [--grid-positions 4] [--json]\n"
+      "      sessions changed when one client joins or leaves, per mode, vs\n"
+      "      the optimum; server load while the clients disagree.\n"
       "  help\n"
       "      this text.\n"
       "\n"

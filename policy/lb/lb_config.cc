@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
+#include "policy/lb/lb_peer_config.h"
+
 namespace aperture_lb {
 namespace {
 
@@ -171,6 +173,11 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       s.reresolution_interval_ms = v;
     }
   }
+  ParsePeerSettings(obj, &s,
+                    [&errors](absl::string_view field,
+                              absl::string_view message) {
+                      errors.Add(field, message);
+                    });
   auto eager = obj.find("eagerConnect");
   if (eager != obj.end()) {
     if (eager->second.type() == Json::Type::JSON_TRUE) {

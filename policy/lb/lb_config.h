@@ -24,6 +24,10 @@ constexpr uint32_t kDefaultChoiceCount = 2;
 constexpr uint32_t kMaxChoiceCount = 10;
 // Below this a periodic re-resolution would flood the resolver.
 constexpr uint64_t kMinReresolutionIntervalMs = 100;
+// Peer discovery (peer_tracker.h): how often a peer target that does not
+// push (DNS) is asked again, by default and at least.
+constexpr uint64_t kDefaultPeerRefreshMs = 30000;
+constexpr uint64_t kMinPeerRefreshMs = 100;
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {
@@ -52,6 +56,15 @@ struct ApertureSettings {
   // default). gRPC's DNS resolver never polls, and aperture's clients must
   // agree on the membership, so DNS-fed fleets set this.
   uint64_t reresolution_interval_ms = 0;
+  // Peer discovery: a gRPC target resolving to every client of the fleet
+  // ("" = none), this process's entry in it ("" = match the interface
+  // addresses), and its re-resolution period. has_peer_refresh_ms says
+  // whether the config gave the period (else APERTURE_PEER_REFRESH_MS or
+  // the default applies).
+  std::string peer_target;
+  std::string peer_self;
+  bool has_peer_refresh_ms = false;
+  uint64_t peer_refresh_ms = kDefaultPeerRefreshMs;
 };
 
 // Validates `json` (the value of the "aperture" key). Unknown fields are

@@ -13,6 +13,7 @@
 
 #include "policy/core/ap_aperture.h"
 #include "policy/core/ap_hash.h"
+#include "policy/lb/lb_coordinate_listeners.h"
 
 namespace aperture_lb {
 namespace {
@@ -86,20 +87,28 @@ int SetApiCoordinate(uint32_t peer_index, uint32_t peer_count, ap_error* err) {
   }
   g_api_coordinate.store((static_cast<uint64_t>(peer_count) << 32) | peer_index,
                          std::memory_order_release);
+  NotifyCoordinateListeners();  // live channels re-coordinate now
   ap_error_clear(err);
   return AP_OK;
 }
 
 void ClearApiCoordinate() {
   g_api_coordinate.store(0, std::memory_order_release);
+  NotifyCoordinateListeners();
 }
 
 Coordinate ResolveCoordinate(const ApertureSettings& settings,
-                             const ArgCoordinate& args) {
+                             const ArgCoordinate& args,
+                             const PeerCoordinate& peers) {
   Coordinate c;
   if (settings.has_coordinate) {
     return Found(std::move(c), settings.peer_index, settings.peer_count,
                  AP_COORDINATE_CONFIG);
+  }
+  c.note = peers.note;
+  if (peers.in_use && peers.from_config && peers.known) {
+    return Found(std::move(c), peers.peer_index, peers.peer_count,
+                 AP_COORDINATE_PEER_TARGET);
   }
   if (args.has_index || args.has_count) {
     if (args.has_index != args.has_count) {
@@ -148,6 +157,10 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
     } else {
       return Found(std::move(c), index, count, AP_COORDINATE_ENVIRONMENT);
     }
+  }
+  if (peers.in_use && !peers.from_config && peers.known) {
+    return Found(std::move(c), peers.peer_index, peers.peer_count,
+                 AP_COORDINATE_PEER_TARGET);
   }
   if (EnvFlagSet("APERTURE_PEER_FROM_HOSTNAME")) {
     char host[256] = {0};

@@ -1,6 +1,7 @@
-// The coordinate (peer index, peer count) of a channel's aperture: from the
-// config, the channel args, the C API, the environment or the host name
-// ordinal, in that order of precedence.
+// The coordinate (peer index, peer count) of a channel's aperture, by
+// precedence: config peerIndex/peerCount, config peerTarget (peer
+// discovery), channel args, the C API, APERTURE_PEER_INDEX/COUNT,
+// APERTURE_PEER_TARGET, the host name ordinal (docs/coordinate.md).
 #ifndef APERTURE_LB_COORDINATE_H
 #define APERTURE_LB_COORDINATE_H
 
@@ -13,6 +14,7 @@
 #include "policy/lb/lb_config.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/channel/channel_args.h"
+#include "policy/lb/lb_peer_coordinate.h"
 
 namespace aperture_lb {
 
@@ -40,11 +42,13 @@ ArgCoordinate ArgCoordinateOf(const grpc_core::ChannelArgs& args);
 // that re-resolutions keep the same random subset.
 uint64_t ProcessRandomSeed();
 
-// Resolves the coordinate for a policy with the given settings and channel
-// args. Never fails: invalid channel args or environment values are skipped
+// Resolves the coordinate for a policy with the given settings, channel
+// args and peer discovery state. Never fails: invalid channel args or
+// environment values, and a peer target without a coordinate, are skipped
 // and described in `note`.
 Coordinate ResolveCoordinate(const ApertureSettings& settings,
-                             const ArgCoordinate& args);
+                             const ArgCoordinate& args,
+                             const PeerCoordinate& peers = PeerCoordinate());
 
 // Process-wide coordinate set through the C API (thread-safe).
 int SetApiCoordinate(uint32_t peer_index, uint32_t peer_count, ap_error* err);

@@ -27,6 +27,7 @@
 #include "policy/lb/lb_state.h"
 #include "policy/lb/lb_timer.h"
 #include "policy/lb/lb_trace.h"
+#include "policy/lb/lb_peer_tracker.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/gprpp/debug_location.h"
 #include "src/core/lib/gprpp/orphanable.h"
@@ -83,6 +84,8 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
   void PublishStateLocked();
+  // Peer discovery or the C API changed the coordinate (peer_tracker.h).
+  void OnCoordinateInputsChangedLocked(const char* reason);
 
   static int SnapshotCallback(void* ctx, ap_ring_state* out) {
     return static_cast<StatePublisher*>(ctx)->Snapshot(out);
@@ -102,6 +105,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   Coordinate coordinate_;
   std::string last_status_;
   AffinityState affinity_;  // request affinity (lb_affinity_picker.h)
+  grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
   EndpointMap endpoints_;
   // Debounced membership: the resolver's lists go through it; the timer
@@ -134,6 +138,16 @@ AperturePolicy::AperturePolicy(Args args) : LoadBalancingPolicy(std::move(args))
     registry_entry_ = nullptr;
   }
   APERTURE_TRACE("[aperture %p] created for target %s", this, target_.c_str());
+  peers_ = grpc_core::MakeRefCounted<PeerTracker>(
+      work_serializer(), Ref(DEBUG_LOCATION, "PeerTracker"),
+      [this](const char* reason) { OnCoordinateInputsChangedLocked(reason); });
+}
+
+void AperturePolicy::OnCoordinateInputsChangedLocked(const char* reason) {
+  if (shutdown_ || config_ == nullptr) return;
+  // Before the first ring: only when the first one was held for the peers.
+  if (ring_ == nullptr && membership_.Members().empty()) return;
+  ApplyMembershipLocked(reason).IgnoreError();
 }
 
 AperturePolicy::~AperturePolicy() {
@@ -143,6 +157,7 @@ AperturePolicy::~AperturePolicy() {
 void AperturePolicy::ShutdownLocked() {
   APERTURE_TRACE("[aperture %p] shutting down", this);
   shutdown_ = true;
+  peers_->ShutdownLocked();
   membership_timer_.reset();
   reresolution_timer_.reset();
   ap_registry_remove(registry_entry_);
@@ -188,6 +203,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   const ApertureSettings& settings = config_->settings();
   if (settings.eager_connect) active_ = true;
   affinity_.Configure(settings.affinity);
+  peers_->ConfigureLocked(settings);
   ScheduleReresolutionTimerLocked();
 
   if (!args.addresses.ok()) {
@@ -237,6 +253,16 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
     APERTURE_TRACE("[aperture %p] address update held until %" PRIu64
                    " ms (updateCoalesceMs)",
                    this, membership_.NextDeadline());
+  }
+  if (ring_ == nullptr && peers_->HoldFirstRingLocked()) {
+    // The peer target has not answered yet: queue calls briefly rather
+    // than connect to a fallback subset (peer_tracker.h).
+    APERTURE_TRACE("[aperture %p] first ring held for the peer target", this);
+    channel_control_helper()->UpdateState(
+        GRPC_CHANNEL_CONNECTING, absl::OkStatus(),
+        std::make_unique<QueuePicker>(Ref(DEBUG_LOCATION, "QueuePicker")));
+    ScheduleMembershipTimerLocked();
+    return absl::OkStatus();
   }
   absl::Status applied = ApplyMembershipLocked("resolver update");
   ScheduleMembershipTimerLocked();
@@ -306,7 +332,10 @@ void AperturePolicy::OnReresolutionTimerLocked() {
 // members keep their slot) and the current config.
 absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   const ApertureSettings& settings = config_->settings();
-  Coordinate coordinate = ResolveCoordinate(settings, ArgCoordinateOf(args_));
+  Coordinate coordinate = ResolveCoordinate(settings, ArgCoordinateOf(args_),
+                                            peers_->coordinate());
+  peers_->NoteAppliedLocked(coordinate.known, coordinate.peer_index,
+                            coordinate.peer_count);
   auto built = BuildRingSnapshot(membership_.Members(), settings, coordinate,
                                  ProcessRandomSeed());
   if (!built.ok()) return EnterTransientFailureLocked(built.status(), true);
@@ -509,7 +538,9 @@ void AperturePolicy::PublishStateLocked() {
   view.endpoints = &endpoints_;
   view.last_status = &last_status_;
   view.sessions = affinity_.sessions();
-  publisher_->Publish(DescribePolicy(view));
+  std::shared_ptr<PublishedState> state = DescribePolicy(view);
+  peers_->FillState(state.get());
+  publisher_->Publish(std::move(state));
 }
 
 void AperturePolicy::ExitIdleLocked() {

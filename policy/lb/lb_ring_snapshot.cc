@@ -23,7 +23,8 @@ std::string RingStatusNote(const RingSnapshot& ring) {
   std::string note;
   if (!coordinate.known) {
     note = absl::StrCat(
-        "no process coordinate (config, API, environment, host name): "
+        "no process coordinate (config, peer target, channel args, API, "
+        "environment, host name): "
         "using random aperture. ",
         coordinate.note);
   } else if (!coordinate.note.empty()) {

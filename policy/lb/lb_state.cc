@@ -23,7 +23,7 @@ int ToApConnectivity(grpc_connectivity_state state) {
 
 }  // namespace
 
-std::shared_ptr<const PublishedState> DescribePolicy(const PolicyView& view) {
+std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   auto state = std::make_shared<PublishedState>();
   state->last_status = *view.last_status;
   state->coordinate_source = view.coordinate->source;
@@ -93,13 +93,17 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->mode = strdup(s.mode.c_str());
   out->coordinate_source = s.coordinate_source;
   out->last_status = strdup(s.last_status.c_str());
+  out->peer_target = strdup(s.peer_target.c_str());
   if (out->target == nullptr || out->mode == nullptr ||
-      out->last_status == nullptr) {
+      out->last_status == nullptr || out->peer_target == nullptr) {
     ap_ring_state_clear(out);
     return AP_ENOMEM;
   }
   out->peer_index = s.peer_index;
   out->peer_count = s.peer_count;
+  snprintf(out->peer_fingerprint, sizeof(out->peer_fingerprint), "%s",
+           s.peer_fingerprint.c_str());
+  out->coordinate_changes = s.coordinate_changes;
   out->offset = s.offset;
   out->width = s.width;
   out->min_aperture = s.min_aperture;

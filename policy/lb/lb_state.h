@@ -51,6 +51,12 @@ struct PublishedState {
   std::string last_status;
   std::vector<PublishedEndpoint> endpoints;  // ring order
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
+  // Peer discovery (peer_tracker.h): the watched target ("" = none), the
+  // fingerprint of the peer list behind the coordinate ("" = none), and how
+  // often the applied coordinate changed.
+  std::string peer_target;
+  std::string peer_fingerprint;
+  uint64_t coordinate_changes = 0;
 };
 
 // What the policy knows when it publishes; pointers are borrowed for the
@@ -66,7 +72,7 @@ struct PolicyView {
 };
 
 // The state the status service shows for `view`.
-std::shared_ptr<const PublishedState> DescribePolicy(const PolicyView& view);
+std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view);
 
 // Counters that change without a new published state.
 struct LiveCounters {

@@ -46,6 +46,7 @@ const char *ap_coordinate_source_name(int source) {
     case AP_COORDINATE_ENVIRONMENT: return "environment";
     case AP_COORDINATE_HOSTNAME: return "hostname";
     case AP_COORDINATE_CHANNEL_ARG: return "channel_arg";
+    case AP_COORDINATE_PEER_TARGET: return "peer_target";
     default: return "unspecified";
   }
 }
@@ -96,6 +97,7 @@ void ap_ring_state_clear(ap_ring_state *state) {
   free(state->target);
   free(state->mode);
   free(state->last_status);
+  free(state->peer_target);
   if (state->endpoints != NULL) {
     for (size_t i = 0; i < state->endpoint_count; i++) free(state->endpoints[i].address);
     free(state->endpoints);

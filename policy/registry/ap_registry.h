@@ -43,7 +43,8 @@ typedef enum ap_coordinate_source {
   AP_COORDINATE_API = 3,         /* aperture_set_coordinate() */
   AP_COORDINATE_ENVIRONMENT = 4, /* APERTURE_PEER_INDEX / APERTURE_PEER_COUNT */
   AP_COORDINATE_HOSTNAME = 5,    /* host name ordinal */
-  AP_COORDINATE_CHANNEL_ARG = 6  /* aperture.peer_index / aperture.peer_count */
+  AP_COORDINATE_CHANNEL_ARG = 6, /* aperture.peer_index / aperture.peer_count */
+  AP_COORDINATE_PEER_TARGET = 7  /* position in the list peerTarget resolves to */
 } ap_coordinate_source;
 
 /* Lower-case name of a source ("none", "config", "api", "environment",
@@ -90,6 +91,12 @@ typedef struct ap_ring_state {
   ap_endpoint_state *endpoints; /* owned array, ring order */
   uint64_t affinity_sessions; /* entries in the sticky session table; 0 unless
                                  affinity is "sticky" */
+  /* Peer discovery (peerTarget / APERTURE_PEER_TARGET). */
+  char *peer_target;          /* owned; the watched target, "" if none */
+  char peer_fingerprint[17];  /* hex of the ordered peer list behind the
+                                 coordinate; "" when none. Clients that
+                                 agree on their peers show the same value */
+  uint64_t coordinate_changes; /* times the applied coordinate changed */
 } ap_ring_state;
 
 /* Fills *out (zeroed by the caller) with a deep copy of the instance's

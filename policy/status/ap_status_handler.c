@@ -59,6 +59,7 @@ AP_SAME_SOURCE(API);
 AP_SAME_SOURCE(ENVIRONMENT);
 AP_SAME_SOURCE(HOSTNAME);
 AP_SAME_SOURCE(CHANNEL_ARG);
+AP_SAME_SOURCE(PEER_TARGET);
 #define AP_SAME_CONN(NAME)                                                         \
   _Static_assert((int)AP_CONN_##NAME + 1 ==                                        \
                      (int)APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_##NAME, \
@@ -72,7 +73,7 @@ _Static_assert(APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_NO_SUBCHANNE
                "no subchannel is the proto's zero");
 
 static Aperture__V1__CoordinateSource coordinate_source(int source) {
-  if (source < AP_COORDINATE_UNSPECIFIED || source > AP_COORDINATE_CHANNEL_ARG)
+  if (source < AP_COORDINATE_UNSPECIFIED || source > AP_COORDINATE_PEER_TARGET)
     return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
   return (Aperture__V1__CoordinateSource)source;
 }
@@ -102,6 +103,9 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   r->peer_count = s->peer_count;
   r->coordinate_source = coordinate_source(s->coordinate_source);
   r->coordinate_source_name = (char *)ap_coordinate_source_name(s->coordinate_source);
+  r->peer_target = str_or_empty(s->peer_target);
+  r->peer_fingerprint = (char *)s->peer_fingerprint;
+  r->coordinate_changes = s->coordinate_changes;
   r->offset = s->offset;
   r->width = s->width;
   r->min_aperture = s->min_aperture;

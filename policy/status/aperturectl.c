@@ -98,6 +98,11 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     printf(",\"peer_index\":%u,\"peer_count\":%u,\"coordinate_source\":", g->peer_index,
            g->peer_count);
     json_string(g->coordinate_source_name);
+    printf(",\"peer_target\":");
+    json_string(g->peer_target);
+    printf(",\"peer_fingerprint\":");
+    json_string(g->peer_fingerprint);
+    printf(",\"coordinate_changes\":%llu", (unsigned long long)g->coordinate_changes);
     printf(",\"offset\":");
     json_double(g->offset);
     printf(",\"width\":");
@@ -157,6 +162,10 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     else
       printf("  mode %s  coordinate none (%s)  offset %.6f  width %.6f\n", g->mode,
              g->coordinate_source_name, g->offset, g->width);
+    if (g->peer_target[0] != '\0')
+      printf("  peers %s  count %u  fingerprint %s  coordinate changes %llu\n", g->peer_target,
+             g->peer_count, g->peer_fingerprint[0] ? g->peer_fingerprint : "-",
+             (unsigned long long)g->coordinate_changes);
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);

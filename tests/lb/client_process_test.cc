@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "policy/core/ap_order.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {
@@ -156,6 +158,46 @@ TEST_F(ClientProcessTest, NoAutoregisterDisablesThePreload) {
       env);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("ok=0 failed=3"), std::string::npos) << r.output;
+}
+
+// Three client processes with only a peer list (peerTarget, a static
+// ipv4: list) and each its own APERTURE_PEER_SELF take disjoint slices that
+// cover the servers: the members explicit coordinates give.
+TEST_F(ClientProcessTest, PeerTargetGivesEachProcessItsOwnSlice) {
+  const std::string peers = "127.0.0.1:7001,127.0.0.2:7001,127.0.0.3:7001";
+  const std::string config =
+      "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"continuous\","
+      "\"minAperture\":3,\"peerTarget\":\"ipv4:" + peers + "\"}}]}";
+  std::vector<const char*> entries = {"127.0.0.1:7001", "127.0.0.2:7001",
+                                      "127.0.0.3:7001"};
+  size_t order[3];
+  ASSERT_EQ(AP_OK, ap_order_endpoints(entries.data(), 3, order, nullptr));
+  std::set<std::string> covered;
+  for (uint32_t k = 0; k < 3; ++k) {
+    // The process at ring position k of the peer list.
+    std::string self = std::string(entries[order[k]]).substr(0, 9);
+    ap_subset_params p;
+    ap_subset_params_init(&p);
+    p.mode = AP_MODE_CONTINUOUS;
+    p.peer_index = k;
+    p.peer_count = 3;
+    p.min_aperture = 3;
+    auto members = ExpectedMembers(addresses_, p);
+    ASSERT_EQ(members.size(), 3u);
+    for (auto& b : backends_) b->ResetCalls();
+    std::vector<std::string> env = SanitizerEnv();
+    env.push_back("APERTURE_PEER_SELF=" + self);
+    ChildResult r = RunChild(
+        {Runfile("tests/lb/c_client"), target_, config, "150"}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("ok=150 failed=0"), std::string::npos)
+        << r.output;
+    ExpectOnlyMembersCalled(members, 150);
+    for (const auto& m : members) {
+      EXPECT_TRUE(covered.insert(m.first).second) << m.first << " twice";
+    }
+  }
+  EXPECT_EQ(covered.size(), addresses_.size());
 }
 
 }  // namespace

@@ -370,6 +370,9 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->mode = s.mode;
     out->coordinate_source = ap_coordinate_source_name(s.coordinate_source);
     out->last_status = s.last_status;
+    out->peer_target = s.peer_target != nullptr ? s.peer_target : "";
+    out->peer_fingerprint = s.peer_fingerprint;
+    out->coordinate_changes = s.coordinate_changes;
     out->fingerprint = s.fingerprint;
     out->peer_index = s.peer_index;
     out->peer_count = s.peer_count;

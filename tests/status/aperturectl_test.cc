@@ -106,6 +106,27 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
   EXPECT_FALSE(Has(r.out, "truncated"));
 }
 
+TEST_F(AperturectlTest, PeerDiscoveryIsShown) {
+  RegisteredInstance alpha("dns:///alpha.svc:443", 2);
+  alpha.SetPeers("dns:///clients.svc:80", "00000000c0ffee01", 3);
+  CtlRun r = Ctl("status " + addr_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "coordinate 2/5 (peer_target)")) << r.out;
+  EXPECT_TRUE(Has(r.out, "  peers dns:///clients.svc:80  count 5  fingerprint 00000000c0ffee01  "
+                         "coordinate changes 3\n"))
+      << r.out;
+  r = Ctl("status " + addr_ + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "\"coordinate_source\":\"peer_target\",\"peer_target\":"
+                         "\"dns:///clients.svc:80\",\"peer_fingerprint\":\"00000000c0ffee01\","
+                         "\"coordinate_changes\":3"))
+      << r.out;
+  // Without peer discovery there is no peers line.
+  RegisteredInstance beta("dns:///beta.svc:443", 1);
+  r = Ctl("status " + addr_ + " --target beta");
+  EXPECT_FALSE(Has(r.out, "  peers ")) << r.out;
+}
+
 TEST_F(AperturectlTest, FilterCapAndPaging) {
   RegisteredInstance alpha("dns:///alpha.svc:443", 2), big("dns:///big.svc:443", 1500);
   CtlRun only_big = Ctl("status " + addr_ + " --target big");

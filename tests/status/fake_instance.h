@@ -32,6 +32,14 @@ class RegisteredInstance {
     rebuilds_ = r;
   }
 
+  // Reports a coordinate found through a peer target.
+  void SetPeers(const std::string &target, const std::string &fingerprint, uint64_t changes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    peer_target_ = target;
+    peer_fingerprint_ = fingerprint;
+    coordinate_changes_ = changes;
+  }
+
   static std::string Address(size_t i) {
     char buf[48];
     snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
@@ -44,7 +52,12 @@ class RegisteredInstance {
     std::lock_guard<std::mutex> lock(self->mu_);
     out->target = strdup(self->target_.c_str());
     out->mode = strdup("continuous");
-    out->coordinate_source = AP_COORDINATE_API;
+    out->coordinate_source =
+        self->peer_target_.empty() ? AP_COORDINATE_API : AP_COORDINATE_PEER_TARGET;
+    out->peer_target = strdup(self->peer_target_.c_str());
+    snprintf(out->peer_fingerprint, sizeof out->peer_fingerprint, "%s",
+             self->peer_fingerprint_.c_str());
+    out->coordinate_changes = self->coordinate_changes_;
     out->last_status = strdup("");
     out->peer_index = 2;
     out->peer_count = 5;
@@ -90,6 +103,8 @@ class RegisteredInstance {
   std::string target_;
   size_t n_;
   uint64_t rebuilds_ = 1;
+  std::string peer_target_, peer_fingerprint_;
+  uint64_t coordinate_changes_ = 0;
   ap_registry_entry *entry_ = nullptr;
 };
 

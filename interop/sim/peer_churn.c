@@ -1,0 +1,190 @@
+/* peer_churn: client joins and leaves on the core's apertures. */
+#include "interop/sim/peer_churn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "interop/sim/sim_model.h"
+#include "policy/core/ap_ring.h"
+
+static uint32_t slot_of(const peer_fleet *f, uint32_t identity, uint32_t index) {
+  return f->mode == AP_MODE_RANDOM ? identity : index;
+}
+
+int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
+                       uint32_t min_aperture, peer_fleet *out, ap_error *err) {
+  memset(out, 0, sizeof *out);
+  if (n == 0 || count == 0)
+    return ap_error_set(err, AP_ERANGE, "servers and clients must be >= 1");
+  out->mode = mode;
+  out->servers = n;
+  out->count = count;
+  out->slots = mode == AP_MODE_RANDOM ? count + 1 : count;
+  double *weights = malloc(n * sizeof *weights);
+  out->start = calloc(out->slots + 1, sizeof *out->start);
+  if (weights == NULL || out->start == NULL) {
+    free(weights);
+    io_peer_fleet_free(out);
+    return ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  for (uint32_t i = 0; i < n; i++) weights[i] = 1.0;
+  ap_ring *ring = NULL;
+  int rc = ap_ring_create(weights, n, &ring, err);
+  free(weights);
+  size_t cap = 0;
+  for (uint32_t s = 0; rc == AP_OK && s < out->slots; s++) {
+    ap_subset_params p;
+    ap_subset_params_init(&p);
+    p.mode = mode;
+    p.peer_index = mode == AP_MODE_RANDOM ? s % count : s;
+    p.peer_count = count;
+    p.min_aperture = min_aperture;
+    p.random_seed = io_sim_client_seed(0, s);
+    ap_aperture *a = NULL;
+    rc = ap_aperture_compute(ring, &p, &a, err);
+    if (rc != AP_OK) break;
+    size_t m = ap_aperture_count(a), at = out->start[s];
+    if (at + m > cap) {
+      size_t ncap = cap ? 2 * cap : 1024;
+      while (ncap < at + m) ncap *= 2;
+      uint32_t *idx = realloc(out->index, ncap * sizeof *idx);
+      if (idx != NULL) out->index = idx;
+      double *sh = realloc(out->share, ncap * sizeof *sh);
+      if (sh != NULL) out->share = sh;
+      if (idx == NULL || sh == NULL) {
+        ap_aperture_destroy(a);
+        rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+        break;
+      }
+      cap = ncap;
+    }
+    double total = 0;
+    for (size_t k = 0; k < m; k++) total += ap_aperture_member(a, k)->pick_weight;
+    for (size_t k = 0; k < m; k++) {
+      const ap_member *mem = ap_aperture_member(a, k);
+      out->index[at + k] = mem->index;
+      out->share[at + k] = total > 0 ? mem->pick_weight / total : 0;
+    }
+    out->start[s + 1] = at + m;
+    ap_aperture_destroy(a);
+  }
+  ap_ring_destroy(ring);
+  if (rc != AP_OK) io_peer_fleet_free(out);
+  return rc;
+}
+
+void io_peer_fleet_free(peer_fleet *f) {
+  if (f == NULL) return;
+  free(f->start);
+  free(f->index);
+  free(f->share);
+  memset(f, 0, sizeof *f);
+}
+
+size_t io_peer_fleet_sessions(const peer_fleet *f) {
+  return f->start != NULL ? f->start[f->count] : 0;
+}
+
+static size_t slot_size(const peer_fleet *f, uint32_t s) {
+  return f->start[s + 1] - f->start[s];
+}
+
+/* |A xor B| of two member lists (each without duplicates). */
+static size_t symdiff(const peer_fleet *fa, uint32_t sa, const peer_fleet *fb,
+                      uint32_t sb) {
+  size_t na = slot_size(fa, sa), nb = slot_size(fb, sb), common = 0;
+  const uint32_t *a = fa->index + fa->start[sa], *b = fb->index + fb->start[sb];
+  /* Member lists are short or ring ordered; a quadratic scan stays cheap
+   * for apertures, a mark array would for mesh: use marks always. */
+  uint8_t *mark = calloc(fa->servers, 1);
+  if (mark == NULL) return na + nb;
+  for (size_t i = 0; i < na; i++) mark[a[i]] = 1;
+  for (size_t i = 0; i < nb; i++) common += mark[b[i]];
+  free(mark);
+  return na + nb - 2 * common;
+}
+
+size_t io_peer_churn_join(const peer_fleet *before, const peer_fleet *after,
+                       uint32_t j, size_t *optimum) {
+  uint32_t c = before->count;
+  size_t changed = 0;
+  for (uint32_t i = 0; i < c; i++) {
+    uint32_t ni = i < j ? i : i + 1;
+    changed += symdiff(before, slot_of(before, i, i), after, slot_of(after, i, ni));
+  }
+  size_t joiner = slot_size(after, slot_of(after, c, j));
+  *optimum = joiner;
+  return changed + joiner;
+}
+
+size_t io_peer_churn_leave(const peer_fleet *before, const peer_fleet *after,
+                        uint32_t l, size_t *optimum) {
+  uint32_t c = before->count;
+  size_t changed = 0;
+  for (uint32_t i = 0; i < c; i++) {
+    if (i == l) continue;
+    uint32_t ni = i < l ? i : i - 1;
+    changed += symdiff(before, slot_of(before, i, i), after, slot_of(after, i, ni));
+  }
+  size_t leaver = slot_size(before, slot_of(before, l, l));
+  *optimum = leaver;
+  return changed + leaver;
+}
+
+static void add_load(double *load, const peer_fleet *f, uint32_t s, double sign) {
+  for (size_t k = f->start[s]; k < f->start[s + 1]; k++)
+    load[f->index[k]] += sign * f->share[k];
+}
+
+static double max_over_mean(const double *load, uint32_t n, double clients) {
+  double hi = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (load[i] > hi) hi = load[i];
+  return clients > 0 ? hi / (clients / n) : 0;
+}
+
+double io_peer_disagree_join_load(const peer_fleet *before,
+                               const peer_fleet *after, uint32_t j) {
+  uint32_t c = before->count, n = before->servers;
+  double *load = calloc(n, sizeof *load);
+  if (load == NULL) return -1;
+  for (uint32_t i = 0; i < c; i++) add_load(load, before, slot_of(before, i, i), 1);
+  add_load(load, after, slot_of(after, c, j), 1);
+  double worst = max_over_mean(load, n, c + 1.0);
+  for (uint32_t k = 0; k < c; k++) { /* client k moves to C+1 */
+    add_load(load, before, slot_of(before, k, k), -1);
+    add_load(load, after, slot_of(after, k, k < j ? k : k + 1), 1);
+    double r = max_over_mean(load, n, c + 1.0);
+    if (r > worst) worst = r;
+  }
+  free(load);
+  return worst;
+}
+
+double io_peer_disagree_leave_load(const peer_fleet *before,
+                                const peer_fleet *after, uint32_t l) {
+  uint32_t c = before->count, n = before->servers;
+  double *load = calloc(n, sizeof *load);
+  if (load == NULL) return -1;
+  for (uint32_t i = 0; i < c; i++)
+    if (i != l) add_load(load, before, slot_of(before, i, i), 1);
+  double worst = max_over_mean(load, n, c - 1.0);
+  for (uint32_t k = 0; k < c; k++) {
+    if (k == l) continue;
+    add_load(load, before, slot_of(before, k, k), -1);
+    add_load(load, after, slot_of(after, k, k < l ? k : k - 1), 1);
+    double r = max_over_mean(load, n, c - 1.0);
+    if (r > worst) worst = r;
+  }
+  free(load);
+  return worst;
+}
+
+double io_peer_agreed_load(const peer_fleet *f) {
+  double *load = calloc(f->servers, sizeof *load);
+  if (load == NULL) return -1;
+  for (uint32_t i = 0; i < f->count; i++) add_load(load, f, slot_of(f, i, i), 1);
+  double r = max_over_mean(load, f->servers, f->count);
+  free(load);
+  return r;
+}

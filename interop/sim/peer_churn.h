@@ -1,0 +1,74 @@
+/*
+ * peer_churn: what one client joining or leaving a fleet changes, on the
+ * core's own apertures. The servers stay put (a ring of n equal servers);
+ * the clients are identities 0..C-1 at peer indices 0..C-1 of C. A joiner
+ * (identity C) takes peer index j of C+1 and shifts the clients at j and
+ * after by one; a leaver at index l shifts those after it back by one.
+ * Every client then holds the aperture of its new (index, count): the
+ * sessions changed are the ones closed plus opened over all clients; the
+ * optimum is the joiner's (or the leaver's) own sessions.
+ * Random mode depends on the client's seed, not on its index: identity i
+ * keeps seed io_sim_client_seed(0, i).
+ */
+#ifndef APERTURE_INTEROP_PEER_CHURN_H
+#define APERTURE_INTEROP_PEER_CHURN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/core/ap_aperture.h"
+#include "policy/core/ap_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The apertures of one fleet size: slot s is peer index s (random mode:
+ * identity s), each a member list with pick weights summing to 1. */
+typedef struct peer_fleet {
+  ap_mode mode;
+  uint32_t servers, count, slots;
+  size_t *start;    /* slots + 1 offsets */
+  uint32_t *index;  /* ring indices of the members */
+  double *share;    /* request share of each member (sums to 1 per slot) */
+} peer_fleet;
+
+/* Computes the apertures of `count` clients on n equal servers (slots:
+ * count, or count + 1 in random mode so that a joiner has one). */
+int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
+                       uint32_t min_aperture, peer_fleet *out, ap_error *err);
+void io_peer_fleet_free(peer_fleet *f);
+
+/* Sessions of the whole fleet. */
+size_t io_peer_fleet_sessions(const peer_fleet *f);
+
+/* Sessions changed when a client joins at index j (0 <= j <= C): `before`
+ * has count C, `after` count C+1. *optimum gets the joiner's sessions. */
+size_t io_peer_churn_join(const peer_fleet *before, const peer_fleet *after,
+                       uint32_t j, size_t *optimum);
+
+/* Sessions changed when the client at index l leaves: `after` has count
+ * C-1 (C >= 2). *optimum gets the leaver's sessions. */
+size_t io_peer_churn_leave(const peer_fleet *before, const peer_fleet *after,
+                        uint32_t l, size_t *optimum);
+
+/* Highest server load over the mean while the fleet disagrees about a
+ * join at index j: the joiner and the first k of the C old clients (in
+ * index order) already at C+1, the rest still at C; the worst over every
+ * k in [0, C]. Each client sends rate 1. */
+double io_peer_disagree_join_load(const peer_fleet *before,
+                               const peer_fleet *after, uint32_t j);
+
+/* The same for a leave at index l: the leaver gone, the first k of the
+ * others at C-1, the rest still at C; worst over k. */
+double io_peer_disagree_leave_load(const peer_fleet *before,
+                                const peer_fleet *after, uint32_t l);
+
+/* Highest server load over the mean when all C clients agree. */
+double io_peer_agreed_load(const peer_fleet *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APERTURE_INTEROP_PEER_CHURN_H */

@@ -1,0 +1,248 @@
+/*
+ * sim peers: how many (client, server) sessions change when one client
+ * joins or leaves (the coordinate of every client after it shifts), per
+ * mode, with the optimum (the joiner's or leaver's own sessions); and the
+ * highest server load over the mean while the fleet disagrees (some
+ * clients already at the new count, the rest still at the old one).
+ * Point: one fleet, mean and max over every join/leave position. Grid: the
+ * worst position-averaged figures over servers x clients (positions
+ * sampled at k*C/P). Model: peer_churn.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interop/sim/peer_churn.h"
+#include "interop/sim/sim.h"
+#include "interop/sim/sim_args.h"
+#include "interop/sim/sim_model.h"
+
+static const char kUsage[] =
+    "sim peers [--servers 100] [--clients 100] [--min-aperture 12] "
+    "[--no-grid] [--grid-servers 20,200] [--grid-clients 2,60] "
+    "[--grid-step 20] [--grid-positions 4] [--json]";
+
+typedef struct peer_point {
+  double sessions;
+  double join_mean, join_max, join_opt; /* fractions of sessions before */
+  double leave_mean, leave_max, leave_opt;
+  double load_agreed, load_join, load_leave; /* max / mean */
+} peer_point;
+
+typedef struct peer_worst {
+  double join, join_opt, leave, leave_opt, join_sum, leave_sum;
+  uint32_t join_n, join_c, leave_n, leave_c;
+  size_t cells;
+} peer_worst;
+
+/* Fleets of C-1, C and C+1 clients (the first is empty when C == 1). */
+typedef struct fleets {
+  peer_fleet minus, at, plus;
+} fleets;
+
+static int fleets_compute(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
+                          fleets *f, ap_error *err) {
+  memset(f, 0, sizeof *f);
+  int rc = io_peer_fleet_compute(mode, n, c, a, &f->at, err);
+  if (rc == AP_OK) rc = io_peer_fleet_compute(mode, n, c + 1, a, &f->plus, err);
+  if (rc == AP_OK && c >= 2) rc = io_peer_fleet_compute(mode, n, c - 1, a, &f->minus, err);
+  return rc;
+}
+
+static void fleets_free(fleets *f) {
+  io_peer_fleet_free(&f->minus);
+  io_peer_fleet_free(&f->at);
+  io_peer_fleet_free(&f->plus);
+}
+
+static int run_point(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
+                     peer_point *out, ap_error *err) {
+  memset(out, 0, sizeof *out);
+  fleets f;
+  int rc = fleets_compute(mode, n, c, a, &f, err);
+  if (rc != AP_OK) {
+    fleets_free(&f);
+    return rc;
+  }
+  double total = (double)io_peer_fleet_sessions(&f.at);
+  out->sessions = total;
+  out->load_agreed = io_peer_agreed_load(&f.at);
+  for (uint32_t j = 0; j <= c; j++) {
+    size_t o = 0;
+    double d = (double)io_peer_churn_join(&f.at, &f.plus, j, &o) / total;
+    out->join_mean += d / (c + 1);
+    out->join_opt += (double)o / total / (c + 1);
+    if (d > out->join_max) out->join_max = d;
+    double l = io_peer_disagree_join_load(&f.at, &f.plus, j);
+    if (l > out->load_join) out->load_join = l;
+  }
+  for (uint32_t l = 0; c >= 2 && l < c; l++) {
+    size_t o = 0;
+    double d = (double)io_peer_churn_leave(&f.at, &f.minus, l, &o) / total;
+    out->leave_mean += d / c;
+    out->leave_opt += (double)o / total / c;
+    if (d > out->leave_max) out->leave_max = d;
+    double ld = io_peer_disagree_leave_load(&f.at, &f.minus, l);
+    if (ld > out->load_leave) out->load_leave = ld;
+  }
+  fleets_free(&f);
+  return AP_OK;
+}
+
+/* Grid client counts: every count to 30, every 10th beyond (top always). */
+static uint32_t next_clients(uint32_t c, uint32_t hi) {
+  uint32_t next = c < 30 ? c + 1 : c + 10;
+  return (next > hi && c < hi) ? hi : next;
+}
+
+static int run_grid(ap_mode mode, uint32_t n_lo, uint32_t n_hi, uint32_t step,
+                    uint32_t c_lo, uint32_t c_hi, uint32_t positions,
+                    uint32_t a, peer_worst *w, ap_error *err) {
+  memset(w, 0, sizeof *w);
+  for (uint32_t c = c_lo; c <= c_hi; c = next_clients(c, c_hi)) {
+    for (uint32_t n = n_lo; n <= n_hi; n += step) {
+      fleets f;
+      int rc = fleets_compute(mode, n, c, a, &f, err);
+      if (rc != AP_OK) {
+        fleets_free(&f);
+        return rc;
+      }
+      double total = (double)io_peer_fleet_sessions(&f.at);
+      double join = 0, join_opt = 0, leave = 0, leave_opt = 0;
+      for (uint32_t k = 0; k < positions; k++) {
+        size_t o = 0;
+        uint32_t j = (uint32_t)((uint64_t)k * (c + 1) / positions);
+        join += (double)io_peer_churn_join(&f.at, &f.plus, j, &o) / total / positions;
+        join_opt += (double)o / total / positions;
+        if (c >= 2) {
+          uint32_t l = (uint32_t)((uint64_t)k * c / positions);
+          leave += (double)io_peer_churn_leave(&f.at, &f.minus, l, &o) / total / positions;
+          leave_opt += (double)o / total / positions;
+        }
+      }
+      fleets_free(&f);
+      w->cells++;
+      w->join_sum += join;
+      w->leave_sum += leave;
+      if (join > w->join) {
+        w->join = join;
+        w->join_opt = join_opt;
+        w->join_n = n;
+        w->join_c = c;
+      }
+      if (leave > w->leave) {
+        w->leave = leave;
+        w->leave_opt = leave_opt;
+        w->leave_n = n;
+        w->leave_c = c;
+      }
+      if (n + step > n_hi) break;
+    }
+    if (c == c_hi) break;
+  }
+  return AP_OK;
+}
+
+int io_sim_verb_peers(int argc, char **argv) {
+  uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
+  uint32_t step = 20, positions = 4;
+  sim_list gs = {{20, 200}, 2}, gc = {{2, 60}, 2};
+  int no_grid = 0, json = 0;
+  sim_flag flags[] = {
+      {"servers", SIM_FLAG_UINT, &servers, 1, 2000, 0},
+      {"clients", SIM_FLAG_UINT, &clients, 1, 500, 0},
+      {"min-aperture", SIM_FLAG_UINT, &min_aperture, 1, 2000, 0},
+      {"no-grid", SIM_FLAG_BOOL, &no_grid, 0, 0, 0},
+      {"grid-servers", SIM_FLAG_LIST, &gs, 1, 1000, 0},
+      {"grid-clients", SIM_FLAG_LIST, &gc, 1, 200, 0},
+      {"grid-step", SIM_FLAG_UINT, &step, 1, 1000, 0},
+      {"grid-positions", SIM_FLAG_UINT, &positions, 1, 64, 0},
+      {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
+  };
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0], kUsage);
+  if (rc) return rc;
+  if (gs.n != 2 || gs.v[0] > gs.v[1])
+    return io_sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
+  if (gc.n != 2 || gc.v[0] > gc.v[1])
+    return io_sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
+  /* The point compares every position: ~ C^2 x N work per mode. */
+  if ((double)clients * clients * servers > 5e7)
+    return io_sim_args_fail(argv[0], kUsage, "--clients^2 x --servers = %.0f exceeds 50,000,000",
+                         (double)clients * clients * servers);
+
+  peer_point pp[SIM_NUM_MODES];
+  peer_worst pw[SIM_NUM_MODES];
+  memset(pw, 0, sizeof pw);
+  for (int k = 0; k < SIM_NUM_MODES; k++) {
+    ap_error err;
+    rc = run_point(sim_modes[k], servers, clients, min_aperture, &pp[k], &err);
+    if (rc == AP_OK && !no_grid)
+      rc = run_grid(sim_modes[k], gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions,
+                    min_aperture, &pw[k], &err);
+    if (rc != AP_OK) {
+      fprintf(stderr, "sim peers: %s: %s\n", ap_mode_name(sim_modes[k]), err.message);
+      return SIM_EXIT_FAIL;
+    }
+  }
+  if (json) {
+    printf("{\"point\":{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,\"modes\":[",
+           servers, clients, min_aperture);
+    for (int k = 0; k < SIM_NUM_MODES; k++)
+      printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"join_changed\":%.15g,"
+             "\"join_changed_max\":%.15g,\"join_optimum\":%.15g,"
+             "\"leave_changed\":%.15g,\"leave_changed_max\":%.15g,"
+             "\"leave_optimum\":%.15g,\"load_agreed_max\":%.15g,"
+             "\"load_join_disagree_max\":%.15g,\"load_leave_disagree_max\":%.15g}",
+             k ? "," : "", ap_mode_name(sim_modes[k]), pp[k].sessions, pp[k].join_mean,
+             pp[k].join_max, pp[k].join_opt, pp[k].leave_mean, pp[k].leave_max,
+             pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join, pp[k].load_leave);
+    printf("]}");
+    if (!no_grid) {
+      printf(",\"grid\":{\"servers\":[%u,%u],\"step\":%u,\"clients\":[%u,%u],"
+             "\"positions\":%u,\"modes\":[",
+             gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions);
+      for (int k = 0; k < SIM_NUM_MODES; k++)
+        printf("%s{\"mode\":\"%s\",\"join_worst\":%.15g,\"join_servers\":%u,"
+               "\"join_clients\":%u,\"join_optimum\":%.15g,\"leave_worst\":%.15g,"
+               "\"leave_servers\":%u,\"leave_clients\":%u,\"leave_optimum\":%.15g,"
+               "\"join_mean\":%.15g,\"leave_mean\":%.15g,\"cells\":%zu}",
+               k ? "," : "", ap_mode_name(sim_modes[k]), pw[k].join, pw[k].join_n,
+               pw[k].join_c, pw[k].join_opt, pw[k].leave, pw[k].leave_n, pw[k].leave_c,
+               pw[k].leave_opt, pw[k].cells ? pw[k].join_sum / pw[k].cells : 0,
+               pw[k].cells ? pw[k].leave_sum / pw[k].cells : 0, pw[k].cells);
+      printf("]}");
+    }
+    printf("}\n");
+    return SIM_EXIT_OK;
+  }
+  printf("%u clients, %u servers, min aperture %u. One client joins or leaves;\n"
+         "changed = sessions closed + opened, as %% of sessions before; mean (max)\n"
+         "over every position of the joiner/leaver in the peer order. load = highest\n"
+         "server load / mean: agreed, and worst while the fleet disagrees.\n\n",
+         clients, servers, min_aperture);
+  printf("  mode        | sessions | join: changed        optimum | leave: changed       "
+         "optimum | load agreed  join   leave\n");
+  printf("  ------------+----------+-----------------------------+------------------------"
+         "-----+--------------------------\n");
+  for (int k = 0; k < SIM_NUM_MODES; k++)
+    printf("  %-11s | %8.0f | %6.2f%% (max %6.2f%%) %5.2f%% | %6.2f%% (max %6.2f%%) "
+           "%5.2f%% |   %5.3f  %5.3f  %5.3f\n",
+           ap_mode_name(sim_modes[k]), pp[k].sessions, 100 * pp[k].join_mean,
+           100 * pp[k].join_max, 100 * pp[k].join_opt, 100 * pp[k].leave_mean,
+           100 * pp[k].leave_max, 100 * pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join,
+           pp[k].load_leave);
+  if (no_grid) return SIM_EXIT_OK;
+  printf("\nWorst case over servers %u..%u (step %u) x clients %u..%u (every count to 30,\n"
+         "every 10th beyond), each cell averaged over %u positions:\n\n",
+         gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions);
+  printf("  mode        | worst join  at (N, C)   optimum | worst leave at (N, C)   optimum |"
+         " mean join  leave\n");
+  for (int k = 0; k < SIM_NUM_MODES; k++)
+    printf("  %-11s | %7.2f%% (%4u, %4u) %7.2f%% | %7.2f%% (%4u, %4u) %7.2f%% |  %6.2f%% "
+           "%6.2f%%\n",
+           ap_mode_name(sim_modes[k]), 100 * pw[k].join, pw[k].join_n, pw[k].join_c,
+           100 * pw[k].join_opt, 100 * pw[k].leave, pw[k].leave_n, pw[k].leave_c,
+           100 * pw[k].leave_opt, pw[k].cells ? 100 * pw[k].join_sum / pw[k].cells : 0,
+           pw[k].cells ? 100 * pw[k].leave_sum / pw[k].cells : 0);
+  return SIM_EXIT_OK;
+}
