@@ -397,15 +397,6 @@ static void svg_plot(FILE *f, const fleet_run *r, const char *quantity, const ch
           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#555\">%s</text>\n</g>\n",
           left + 3, y0 + 8, label);
   const fleet_spread *sp = calls ? &r->calls : &r->connections;
-  if (calls && r->fair_max_mean > 1 && sp->mean > 0) {
-    double top = sp->mean * r->fair_max_mean;
-    if (top > axis_max) top = axis_max;
-    double yt = y0 + h - h * top / axis_max, ym = y0 + h - h * sp->mean / axis_max;
-    fprintf(f,
-            "<rect class=\"fair-band\" data-value=\"%.1f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-            "height=\"%.1f\" fill=\"#2ecc71\" fill-opacity=\"0.25\"/>\n",
-            top, left + 1, yt, plot_w - 1, ym - yt);
-  }
   double slot = plot_w / (r->n_servers > 0 ? r->n_servers : 1);
   for (int s = 0; s < r->n_servers; s++) {
     const fleet_server_result *sv = &r->servers[s];
@@ -421,6 +412,16 @@ static void svg_plot(FILE *f, const fleet_run *r, const char *quantity, const ch
             "%s</title></rect>\n",
             quantity, sv->name, v, left + s * slot + slot * 0.15, y0 + h - bh, slot * 0.7, bh, color,
             sv->name, v, calls ? "calls" : "connections");
+  }
+  /* over the bars, translucent: where their tops should end */
+  if (calls && r->fair_max_mean > 1 && sp->mean > 0) {
+    double top = sp->mean * r->fair_max_mean;
+    if (top > axis_max) top = axis_max;
+    double yt = y0 + h - h * top / axis_max, ym = y0 + h - h * sp->mean / axis_max;
+    fprintf(f,
+            "<rect class=\"fair-band\" data-value=\"%.1f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+            "height=\"%.1f\" fill=\"#2ecc71\" fill-opacity=\"0.25\"/>\n",
+            top, left + 1, yt, plot_w - 1, ym - yt);
   }
   double ym = y0 + h - h * sp->mean / axis_max;
   fprintf(f,
