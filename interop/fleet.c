@@ -836,11 +836,11 @@ int main(int argc, char **argv) {
   }
 
   char svg[4300];
-  if (rn.svg_path) {
+  const char *wd = getenv("BUILD_WORKING_DIRECTORY"); /* set by bazel run */
+  if (rn.svg_path && (rn.svg_path[0] == '/' || wd == NULL)) {
     snprintf(svg, sizeof(svg), "%s", rn.svg_path);
-  } else {
-    const char *wd = getenv("BUILD_WORKING_DIRECTORY"); /* set by bazel run */
-    snprintf(svg, sizeof(svg), "%s/fleet.svg", wd ? wd : ".");
+  } else { /* relative to where `bazel run` was typed, not to the runfiles */
+    snprintf(svg, sizeof(svg), "%s/%s", wd ? wd : ".", rn.svg_path ? rn.svg_path : "fleet.svg");
   }
   char report[4300];
   snprintf(report, sizeof(report), "%s/report.json", rn.out_dir);
