@@ -697,6 +697,7 @@ static void usage(void) {
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--svg PATH] [--out-dir DIR]\n"
+          "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
           "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
 }

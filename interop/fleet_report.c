@@ -342,11 +342,12 @@ void fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_
  * panel, with numbers on the ticks. Elements carry class and data-*
  * attributes so that the chart can be checked against the report. */
 
-/* Smallest 1, 2, 2.5 or 5 times a power of ten that is >= v (>= 1). */
+/* Smallest round number >= v (>= 1): 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8
+ * times a power of ten, so that halves are round too and little is wasted. */
 static double nice_ceiling(double v) {
   if (v <= 1) return 1;
   double p = pow(10, floor(log10(v)));
-  static const double kSteps[] = {1, 2, 2.5, 5, 10};
+  static const double kSteps[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
   for (size_t i = 0; i < sizeof(kSteps) / sizeof(kSteps[0]); i++) {
     if (kSteps[i] * p >= v * (1 - 1e-12)) return kSteps[i] * p;
   }
@@ -422,6 +423,9 @@ static void svg_plot(FILE *f, const fleet_run *r, const char *quantity, const ch
             "<rect class=\"fair-band\" data-value=\"%.1f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
             "height=\"%.1f\" fill=\"#2ecc71\" fill-opacity=\"0.25\"/>\n",
             top, left + 1, yt, plot_w - 1, ym - yt);
+    /* its top as a line too: at a 0-based scale the band is thin */
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#27ae60\"/>\n",
+            left + 1, left + plot_w, yt, yt);
   }
   double ym = y0 + h - h * sp->mean / axis_max;
   fprintf(f,
@@ -477,7 +481,7 @@ int fleet_report_svg(const char *path, const fleet_run *runs, int n) {
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\">\n", W, H);
   fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
   fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"15\" font-weight=\"bold\">aperture fleet: calls (blue) and connections (orange) per server; the same scales in every panel</text>\n", gap);
-  fprintf(f, "<text x=\"%.0f\" y=\"36\" font-size=\"11\">dashed line = mean = each server's fair share; green band = up to where a perfectly fair random balancer's busiest server would be at this call count</text>\n", gap);
+  fprintf(f, "<text x=\"%.0f\" y=\"36\" font-size=\"11\">dashed line = mean = each server's fair share; green line = where a perfectly fair random balancer's busiest server would be at this call count (its sampling noise)</text>\n", gap);
   fprintf(f, "<text x=\"%.0f\" y=\"50\" font-size=\"11\">red = slow server, grey = killed/removed</text>\n", gap);
   int row = -1;
   col = 0;
