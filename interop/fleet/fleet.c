@@ -8,9 +8,10 @@
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--svg PATH] [--out-dir DIR]
  *
- * With no arguments: the balance scenario (10 servers, 4 clients, 3 s per
- * mode) for every available mode: aperture's modes and round_robin when
- * the aperture policy is linked, else round_robin and pick_first.
+ * With no --scenario: the default run (kDefaultRun): balance and
+ * multi-service for smooth, continuous (random too in multi-service) and
+ * round_robin, at enough calls per server that sampling noise is ~2%, with
+ * a closing summary; without the aperture policy linked, round_robin only.
  * churn-grid (fleet_churn.h) measures one removal and one addition per
  * (N, C, A) point of --points and mode, beside the core's prediction.
  * The JSON report is also written to <out-dir>/report.json.
@@ -38,6 +39,7 @@
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_server.h"
+#include "interop/fleet/fleet_summary.h"
 #include "interop/common/json_read.h"
 #include "interop/common/latency_hist.h"
 #include "interop/common/proc.h"
@@ -139,6 +141,27 @@ static const scenario_cfg kScenarios[] = {
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
 
+/* The run with no --scenario: what aperture is for, beside round_robin.
+ * One service (connections: a fraction of round_robin's, load as even),
+ * then three services sharing the servers (where subsetting modes differ
+ * most; random subsetting for contrast). Enough calls per server that a
+ * fair random balancer's busiest server is ~2% above the mean, paced below
+ * what a 2-core machine serves so that the balancers, not the CPU, decide;
+ * about a minute in all. Flags override these as for any scenario. */
+typedef struct default_step {
+  const char *scenario;
+  const char *modes;
+  double rate;       /* calls/s per client */
+  double duration_s; /* per mode */
+  long concurrency;  /* per client */
+} default_step;
+
+static const default_step kDefaultRun[] = {
+    {"balance", "smooth,continuous,round_robin", 1500, 5, 8},
+    {"multi-service", "smooth,continuous,random,round_robin", 600, 5, 8},
+};
+#define N_DEFAULT_STEPS ((int)(sizeof(kDefaultRun) / sizeof(kDefaultRun[0])))
+
 typedef struct runner {
   char server_bin[4096];
   char client_bin[4096];
@@ -183,8 +206,9 @@ typedef struct server_slot {
   long conns_opened_before;
 } server_slot;
 
-/* Starts server i on slot->host:port (port 0 = ephemeral). */
-static int start_server(const runner *rn, const scenario_cfg *sc, const char *dir, int i,
+/* Spawns server i on slot->host:port (port 0 = ephemeral) without waiting
+ * for it to listen (await_server). */
+static int spawn_server(const runner *rn, const scenario_cfg *sc, const char *dir, int i,
                         int port, const char *stats_suffix, server_slot *slot) {
   char name[32], lat[16];
   snprintf(name, sizeof(name), "s%d", i);
@@ -205,11 +229,29 @@ static int start_server(const runner *rn, const scenario_cfg *sc, const char *di
   fleet_server s;
   memset(&s, 0, sizeof(s));
   snprintf(s.host, sizeof(s.host), "%s", slot->host);
-  int rc = io_fleet_server_start(rn->server_bin, dir, name, port, stats_suffix, extra, &s);
+  int rc = io_fleet_server_spawn(rn->server_bin, dir, name, port, stats_suffix, extra, &s);
   slot->p = s.p;
-  slot->port = s.port;
+  slot->port = port;
   snprintf(slot->stats, sizeof(slot->stats), "%s", s.stats);
   return rc;
+}
+
+/* Waits for a spawned server to listen; sets slot->port. */
+static int await_server(server_slot *slot) {
+  fleet_server s;
+  memset(&s, 0, sizeof(s));
+  s.p = slot->p;
+  int rc = io_fleet_server_await(&s);
+  slot->port = s.port;
+  return rc;
+}
+
+/* Starts server i on slot->host:port (port 0 = ephemeral) and waits until
+ * it listens. */
+static int start_server(const runner *rn, const scenario_cfg *sc, const char *dir, int i,
+                        int port, const char *stats_suffix, server_slot *slot) {
+  if (spawn_server(rn, sc, dir, i, port, stats_suffix, slot) != 0) return -1;
+  return await_server(slot);
 }
 
 /* Reads a server's stats file into the run's server entry (adding what
@@ -274,12 +316,21 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     if (sc->churn || sc->bounce) snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.%d", 10 + i);
     else snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.1");
   }
-  for (int i = 0; i < n_servers && ok; i++) {
-    if (start_server(rn, sc, dir, i, shared_port, "", &servers[i]) != 0) {
-      snprintf(r->error, sizeof(r->error), "server s%d did not start (see %.100s)", i, dir);
-      ok = 0;
-    }
-    if (sc->churn || sc->bounce) shared_port = servers[i].port;
+  /* s0 first (its port is the shared one when they share), then the rest
+   * side by side: starting them one by one dominated a short run */
+  if (start_server(rn, sc, dir, 0, 0, "", &servers[0]) != 0) {
+    snprintf(r->error, sizeof(r->error), "server s0 did not start (see %.100s)", dir);
+    ok = 0;
+  }
+  if (sc->churn || sc->bounce) shared_port = servers[0].port;
+  for (int i = 1; i < n_servers && ok; i++) {
+    if (spawn_server(rn, sc, dir, i, shared_port, "", &servers[i]) != 0) ok = 0;
+  }
+  for (int i = 1; i < n_servers && ok; i++) {
+    if (await_server(&servers[i]) != 0) ok = 0;
+  }
+  if (!ok && r->error[0] == '\0') {
+    snprintf(r->error, sizeof(r->error), "a server did not start (see %.100s)", dir);
   }
   if (sc->churn) servers[n_servers].port = shared_port; /* the spare starts later */
   char target[FLEET_MAX_SERVERS * 24 + 64] = "ipv4:";
@@ -495,6 +546,9 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     r->restarted_calls = stats_calls(servers[1].stats);
   }
   for (int c = 0; c < n_clients; c++) io_proc_stop(clients[c], 5000);
+  for (int i = 0; i < total_servers; i++) { /* all shut down at once */
+    if (servers[i].p) io_proc_signal(servers[i].p, SIGTERM);
+  }
   for (int i = 0; i < total_servers; i++) {
     if (servers[i].p) io_proc_stop(servers[i].p, 10000);
     servers[i].p = NULL;
@@ -527,6 +581,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     }
   }
   r->calls = io_fleet_spread_of(calls, n_steady);
+  r->fair_max_mean = io_fleet_fair_max_mean(n_steady, (long)(r->calls.mean * n_steady + 0.5));
   r->connections = io_fleet_spread_of(conns, n_steady);
 
   static latency_hist hist;
@@ -676,12 +731,31 @@ static int run_peers(const runner *rn) {
   return failed ? 1 : 0;
 }
 
+/* Runs one step of the default run: its scenario with its modes, rate,
+ * duration and concurrency, where the flags did not set them. */
+static int run_default_step(const runner *rn, const default_step *step, fleet_run *runs,
+                            int *n_runs) {
+  const scenario_cfg *sc = NULL;
+  for (int s = 0; s < N_SCENARIOS; s++) {
+    if (strcmp(kScenarios[s].name, step->scenario) == 0) sc = &kScenarios[s];
+  }
+  if (sc == NULL) return -1;
+  static runner r; /* large: not on the stack */
+  r = *rn;
+  if (r.modes == NULL) r.modes = step->modes;
+  if (r.rate <= 0) r.rate = step->rate;
+  if (r.duration_s <= 0) r.duration_s = step->duration_s;
+  if (r.concurrency <= 0) r.concurrency = step->concurrency;
+  return run_scenario(&r, sc, runs, n_runs);
+}
+
 static void usage(void) {
   fprintf(stderr,
           "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--svg PATH] [--out-dir DIR]\n"
+          "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
           "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
 }
@@ -700,7 +774,7 @@ static int client_has_aperture(const char *client_bin) {
 int main(int argc, char **argv) {
   static runner rn;
   rn.grace_ms = -1;
-  const char *scenario = "balance";
+  const char *scenario = NULL; /* NULL: the default run (kDefaultRun) */
   const char *out_dir = NULL;
   const char *points = NULL;
   for (int i = 1; i < argc; i++) {
@@ -762,14 +836,15 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  int want_peers = strcmp(scenario, "peers") == 0; /* fleet_peers.h */
-  int want_all = strcmp(scenario, "all") == 0;
-  int want_grid = want_all || strcmp(scenario, "churn-grid") == 0;
+  int want_default = scenario == NULL;
+  int want_all = !want_default && strcmp(scenario, "all") == 0;
+  int want_grid = want_all || (!want_default && strcmp(scenario, "churn-grid") == 0);
+  int want_peers = !want_default && strcmp(scenario, "peers") == 0; /* fleet_peers.h */
   const scenario_cfg *chosen = NULL;
-  for (int s = 0; s < N_SCENARIOS; s++) {
+  for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
     if (strcmp(kScenarios[s].name, scenario) == 0) chosen = &kScenarios[s];
   }
-  if (!want_all && !want_grid && !want_peers && chosen == NULL) {
+  if (!want_default && !want_all && !want_grid && !want_peers && chosen == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
     usage();
     return 2;
@@ -809,9 +884,12 @@ int main(int argc, char **argv) {
 
   static fleet_run runs[MAX_RUNS];
   int n_runs = 0, failed = 0;
-  for (int s = 0; s < N_SCENARIOS; s++) {
+  for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
     if (!want_all && &kScenarios[s] != chosen) continue;
     if (run_scenario(&rn, &kScenarios[s], runs, &n_runs) != 0) failed = 1;
+  }
+  for (int d = 0; d < N_DEFAULT_STEPS && want_default; d++) {
+    if (run_default_step(&rn, &kDefaultRun[d], runs, &n_runs) != 0) failed = 1;
   }
   static fleet_churn_row churn_rows[FLEET_CHURN_MAX_POINTS * 16];
   int n_churn = 0;
@@ -830,11 +908,11 @@ int main(int argc, char **argv) {
   }
 
   char svg[4300];
-  if (rn.svg_path) {
+  const char *wd = getenv("BUILD_WORKING_DIRECTORY"); /* set by bazel run */
+  if (rn.svg_path && (rn.svg_path[0] == '/' || wd == NULL)) {
     snprintf(svg, sizeof(svg), "%s", rn.svg_path);
-  } else {
-    const char *wd = getenv("BUILD_WORKING_DIRECTORY"); /* set by bazel run */
-    snprintf(svg, sizeof(svg), "%s/fleet.svg", wd ? wd : ".");
+  } else { /* relative to where `bazel run` was typed, not to the runfiles */
+    snprintf(svg, sizeof(svg), "%s/%s", wd ? wd : ".", rn.svg_path ? rn.svg_path : "fleet.svg");
   }
   char report[4300];
   snprintf(report, sizeof(report), "%s/report.json", rn.out_dir);
@@ -847,6 +925,10 @@ int main(int argc, char **argv) {
     io_fleet_report_json(stdout, runs, n_runs, churn_rows, n_churn);
   } else {
     if (n_runs > 0) io_fleet_report_table(stdout, runs, n_runs);
+    static fleet_summary summary;
+    if (io_fleet_summary_of(runs, n_runs, &summary) == 0 && summary.text[0] != '\0') {
+      fprintf(stdout, "\nsummary:\n%s", summary.text);
+    }
     io_fleet_report_churn_table(stdout, churn_rows, n_churn);
   }
   if (n_runs == 0) { /* churn-grid alone: nothing to chart */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "interop/common/json_write.h"
+#include "interop/fleet/fleet_summary.h"
 
 fleet_spread io_fleet_spread_of(const double *values, int n) {
   fleet_spread s;
@@ -45,16 +46,16 @@ void io_fleet_report_table(FILE *f, const fleet_run *runs, int n) {
         }
       }
       fputc('\n', f);
-      fprintf(f, "%-12s %8s %6s %8s %7s %6s %6s %6s %8s %8s %8s %s\n", "mode", "ok", "failed",
-              "calls/s", "ld max", "ld cv", "conns", "cn max", "p50 ms", "p99 ms", "p999 ms",
+      fprintf(f, "%-12s %8s %6s %8s %7s %6s %6s %6s %6s %8s %8s %8s %s\n", "mode", "ok", "failed",
+              "calls/s", "ld max", "fair", "ld cv", "conns", "cn max", "p50 ms", "p99 ms", "p999 ms",
               "notes");
     }
     if (!r->complete) {
       fprintf(f, "%-12s run failed: %s\n", r->mode, r->error);
       continue;
     }
-    fprintf(f, "%-12s %8ld %6ld %8.0f %7.2f %6.2f %6ld %6.2f %8.2f %8.2f %8.2f", r->mode, r->ok,
-            r->failed, r->qps, r->calls.max_mean, r->calls.cv, r->connections_total,
+    fprintf(f, "%-12s %8ld %6ld %8.0f %7.3f %6.3f %6.2f %6ld %6.2f %8.2f %8.2f %8.2f", r->mode, r->ok,
+            r->failed, r->qps, r->calls.max_mean, r->fair_max_mean, r->calls.cv, r->connections_total,
             r->connections.max_mean, r->p50_us / 1000.0, r->p99_us / 1000.0,
             r->p999_us / 1000.0);
     if (r->slow_share >= 0) {
@@ -94,8 +95,9 @@ void io_fleet_report_table(FILE *f, const fleet_run *runs, int n) {
     fputc('\n', f);
   }
   fprintf(f,
-          "\nld max = busiest server's calls / mean calls per server; ld cv = coefficient of "
-          "variation;\nconns = connections (sum of per-server peaks); cn max = max/mean of "
+          "\nld max = busiest server's calls / mean calls per server; fair = the ld max a perfectly "
+          "fair random\nbalancer would show at the same calls and servers (its sampling noise: "
+          "mean of fixed-seed\nMonte Carlo multinomial draws); ld cv = coefficient of variation;\nconns = connections (sum of per-server peaks); cn max = max/mean of "
           "connections; latency over all clients.\n");
 }
 
@@ -293,7 +295,7 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
             (unsigned long long)r->p50_us, (unsigned long long)r->p99_us,
             (unsigned long long)r->p999_us);
     spread_json(f, "calls", &r->calls);
-    fputc(',', f);
+    fprintf(f, ",\"fair_max_mean\":%.4f,", r->fair_max_mean);
     spread_json(f, "connections", &r->connections);
     fprintf(f, ",\"connections_total\":%ld,\"connections_opened\":%ld", r->connections_total,
             r->connections_opened);
@@ -326,66 +328,171 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     }
     fprintf(f, "]}");
   }
-  fprintf(f, "\n]");
+  fprintf(f, "\n],");
+  static fleet_summary summary;
+  io_fleet_summary_of(runs, n, &summary);
+  io_fleet_summary_json(f, &summary);
   if (churn != NULL && n_churn > 0) churn_json(f, churn, n_churn);
   fprintf(f, "}\n");
 }
 
-/* One panel: bars of calls (blue) and connection peaks (orange), each
- * scaled to its own maximum within the panel; a dashed line marks the
- * mean calls. */
-static void svg_panel(FILE *f, const fleet_run *r, double x0, double y0, double w, double h) {
-  fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">\n", x0, y0);
+/* The chart shares its scales across panels, so that panels compare at a
+ * glance: one axis for calls per server, one for connections per server,
+ * each from 0 to a round number at or above the largest value of any
+ * panel, with numbers on the ticks. Elements carry class and data-*
+ * attributes so that the chart can be checked against the report. */
+
+/* Smallest round number >= v (>= 1): 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8
+ * times a power of ten, so that halves are round too and little is wasted. */
+static double nice_ceiling(double v) {
+  if (v <= 1) return 1;
+  double p = pow(10, floor(log10(v)));
+  static const double kSteps[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
+  for (size_t i = 0; i < sizeof(kSteps) / sizeof(kSteps[0]); i++) {
+    if (kSteps[i] * p >= v * (1 - 1e-12)) return kSteps[i] * p;
+  }
+  return 10 * p;
+}
+
+typedef struct chart_scales {
+  double calls_max, conns_max;
+} chart_scales;
+
+static chart_scales shared_scales(const fleet_run *runs, int n) {
+  double calls = 1, conns = 1;
+  for (int i = 0; i < n; i++) {
+    if (!runs[i].complete) continue;
+    for (int s = 0; s < runs[i].n_servers; s++) {
+      if (runs[i].servers[s].calls > calls) calls = (double)runs[i].servers[s].calls;
+      if (runs[i].servers[s].connections_peak > conns) conns = (double)runs[i].servers[s].connections_peak;
+    }
+  }
+  chart_scales sc = {nice_ceiling(calls), nice_ceiling(conns)};
+  return sc;
+}
+
+#define AXIS_W 44.0 /* room for the tick numbers left of a plot */
+
+/* One plot of a panel: an axis from 0 to axis_max (ticks at 0, 1/2, 1),
+ * one bar per server, and a dashed line at the mean. For calls, a band from
+ * the mean up to where a fair random balancer's busiest server would be. */
+static void svg_plot(FILE *f, const fleet_run *r, const char *quantity, const char *label,
+                     double axis_max, double y0, double w, double h) {
+  double left = AXIS_W, plot_w = w - AXIS_W - 6;
+  int calls = strcmp(quantity, "calls") == 0;
+  fprintf(f, "<g class=\"axis\" data-quantity=\"%s\" data-max=\"%g\">\n", quantity, axis_max);
+  fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", left, left, y0,
+          y0 + h);
+  fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", left,
+          left + plot_w, y0 + h, y0 + h);
+  for (int t = 0; t <= 2; t++) {
+    double v = axis_max * t / 2, y = y0 + h - h * t / 2;
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left + 1,
+            left + plot_w, y, y);
+    fprintf(f,
+            "<text class=\"tick\" data-value=\"%g\" x=\"%.1f\" y=\"%.1f\" font-size=\"9\" "
+            "text-anchor=\"end\">%g</text>\n",
+            v, left - 3, y + 3, v);
+  }
+  fprintf(f,
+          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#555\">%s</text>\n</g>\n",
+          left + 3, y0 + 8, label);
+  const fleet_spread *sp = calls ? &r->calls : &r->connections;
+  double slot = plot_w / (r->n_servers > 0 ? r->n_servers : 1);
+  for (int s = 0; s < r->n_servers; s++) {
+    const fleet_server_result *sv = &r->servers[s];
+    double v = calls ? (double)sv->calls : (double)sv->connections_peak;
+    double bh = h * v / axis_max;
+    const char *color = !calls ? "#e67e22"
+                        : sv->slow ? "#c0392b"
+                        : (sv->killed || sv->removed) ? "#7f8c8d"
+                                                      : "#2e86c1";
+    fprintf(f,
+            "<rect class=\"bar\" data-quantity=\"%s\" data-server=\"%s\" data-value=\"%g\" "
+            "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s: %g "
+            "%s</title></rect>\n",
+            quantity, sv->name, v, left + s * slot + slot * 0.15, y0 + h - bh, slot * 0.7, bh, color,
+            sv->name, v, calls ? "calls" : "connections");
+  }
+  /* over the bars, translucent: where their tops should end */
+  if (calls && r->fair_max_mean > 1 && sp->mean > 0) {
+    double top = sp->mean * r->fair_max_mean;
+    if (top > axis_max) top = axis_max;
+    double yt = y0 + h - h * top / axis_max, ym = y0 + h - h * sp->mean / axis_max;
+    fprintf(f,
+            "<rect class=\"fair-band\" data-value=\"%.1f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+            "height=\"%.1f\" fill=\"#2ecc71\" fill-opacity=\"0.25\"/>\n",
+            top, left + 1, yt, plot_w - 1, ym - yt);
+    /* its top as a line too: at a 0-based scale the band is thin */
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#27ae60\"/>\n",
+            left + 1, left + plot_w, yt, yt);
+  }
+  double ym = y0 + h - h * sp->mean / axis_max;
+  fprintf(f,
+          "<line class=\"mean\" data-value=\"%.1f\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+          "stroke=\"#111\" stroke-dasharray=\"4 3\"/>\n",
+          sp->mean, left, left + plot_w, ym, ym);
+}
+
+static void svg_panel(FILE *f, const fleet_run *r, const chart_scales *sc, double x0, double y0,
+                      double w, double h) {
+  fprintf(f, "<g class=\"panel\" data-scenario=\"%s\" data-mode=\"%s\" transform=\"translate(%.1f,%.1f)\">\n",
+          r->scenario, r->mode, x0, y0);
   fprintf(f, "<rect width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n", w, h);
   fprintf(f, "<text x=\"6\" y=\"16\" font-size=\"13\" font-weight=\"bold\">%s / %s</text>\n",
           r->scenario, r->mode);
   fprintf(f,
-          "<text x=\"6\" y=\"31\" font-size=\"11\">load max/mean %.2f, cv %.2f; conns %ld; p99 "
-          "%.1f ms; failed %ld</text>\n",
-          r->calls.max_mean, r->calls.cv, r->connections_total, r->p99_us / 1000.0, r->failed);
-  double top = 40, bottom = h - 18, plot_h = bottom - top;
-  double max_calls = 1, max_conns = 1;
+          "<text x=\"6\" y=\"30\" font-size=\"10\">%ld connections; busiest server %+.1f%% vs "
+          "mean (fair random %+.1f%%)</text>\n",
+          r->connections_total, 100 * (r->calls.max_mean - 1),
+          r->fair_max_mean > 0 ? 100 * (r->fair_max_mean - 1) : 0.0);
+  double top = 38, calls_h = (h - top - 30) * 0.6, conns_h = (h - top - 30) * 0.4 - 8;
+  svg_plot(f, r, "calls", "calls per server", sc->calls_max, top, w, calls_h);
+  svg_plot(f, r, "connections", "connections per server", sc->conns_max, top + calls_h + 8, w,
+           conns_h);
+  double slot = (w - AXIS_W - 6) / (r->n_servers > 0 ? r->n_servers : 1);
   for (int s = 0; s < r->n_servers; s++) {
-    if (r->servers[s].calls > max_calls) max_calls = (double)r->servers[s].calls;
-    if (r->servers[s].connections_peak > max_conns) max_conns = (double)r->servers[s].connections_peak;
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"8\" text-anchor=\"middle\">%s</text>\n",
+            AXIS_W + (s + 0.5) * slot, h - 18, r->servers[s].name);
   }
-  double slot = (w - 12) / (r->n_servers > 0 ? r->n_servers : 1);
-  double bw = slot * 0.4;
-  for (int s = 0; s < r->n_servers; s++) {
-    const fleet_server_result *sv = &r->servers[s];
-    double x = 6 + s * slot;
-    double hc = plot_h * (double)sv->calls / max_calls;
-    double hn = plot_h * (double)sv->connections_peak / max_conns;
-    const char *color = sv->slow ? "#c0392b" : (sv->killed || sv->removed) ? "#7f8c8d" : "#2e86c1";
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s: %ld calls</title></rect>\n",
-            x, bottom - hc, bw, hc, color, sv->name, sv->calls);
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#e67e22\"><title>%s: %ld connections</title></rect>\n",
-            x + bw, bottom - hn, bw * 0.8, hn, sv->name, sv->connections_peak);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\">%s</text>\n", x, h - 5, sv->name);
-  }
-  double mean_y = bottom - plot_h * r->calls.mean / max_calls;
-  fprintf(f, "<line x1=\"4\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>\n",
-          w - 4, mean_y, mean_y);
   fprintf(f, "</g>\n");
 }
 
 int io_fleet_report_svg(const char *path, const fleet_run *runs, int n) {
-  if (path == NULL) return -1;
+  if (path == NULL || (runs == NULL && n > 0)) return -1;
   FILE *f = fopen(path, "w");
   if (f == NULL) return -1;
-  const int cols = 2;
-  const double pw = 460, ph = 200, gap = 10, header = 50;
-  int rows = (n + cols - 1) / cols;
-  double W = cols * pw + (cols + 1) * gap, H = header + rows * (ph + gap) + gap;
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\">\n", W, H);
-  fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-  fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"16\" font-weight=\"bold\">aperture fleet: per-server calls (blue; red = slow, grey = killed/removed) and connections (orange)</text>\n", gap);
-  fprintf(f, "<text x=\"%.0f\" y=\"40\" font-size=\"11\">bars scaled to each panel's maximum; dashed line = mean calls per server</text>\n", gap);
+  chart_scales sc = shared_scales(runs, n);
+  /* one row per scenario, up to four panels a row */
+  const int max_cols = 4;
+  const double pw = 300, ph = 250, gap = 10, header = 56;
+  int rows = 0, col = 0, cols = 1;
   for (int i = 0; i < n; i++) {
     if (!runs[i].complete) continue;
-    double x = gap + (i % cols) * (pw + gap);
-    double y = header + (i / cols) * (ph + gap);
-    svg_panel(f, &runs[i], x, y, pw, ph);
+    if (rows == 0 || col == max_cols || (i > 0 && !same_scenario(&runs[i], &runs[i - 1]))) {
+      rows++;
+      col = 0;
+    }
+    col++;
+    if (col > cols) cols = col;
+  }
+  double W = cols * pw + (cols + 1) * gap, H = header + rows * (ph + gap) + gap;
+  if (W < 760) W = 760;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\">\n", W, H);
+  fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+  fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"15\" font-weight=\"bold\">aperture fleet: calls (blue) and connections (orange) per server; the same scales in every panel</text>\n", gap);
+  fprintf(f, "<text x=\"%.0f\" y=\"36\" font-size=\"11\">dashed line = mean = each server's fair share; green line = where a perfectly fair random balancer's busiest server would be at this call count (its sampling noise)</text>\n", gap);
+  fprintf(f, "<text x=\"%.0f\" y=\"50\" font-size=\"11\">red = slow server, grey = killed/removed</text>\n", gap);
+  int row = -1;
+  col = 0;
+  for (int i = 0; i < n; i++) {
+    if (!runs[i].complete) continue;
+    if (row < 0 || col == max_cols || (i > 0 && !same_scenario(&runs[i], &runs[i - 1]))) {
+      row++;
+      col = 0;
+    }
+    svg_panel(f, &runs[i], &sc, gap + col * (pw + gap), header + row * (ph + gap), pw, ph);
+    col++;
   }
   fprintf(f, "</svg>\n");
   int bad = ferror(f);

@@ -56,6 +56,9 @@ typedef struct fleet_run {
   double qps;
   uint64_t p50_us, p99_us, p999_us;
   fleet_spread calls, connections;
+  double fair_max_mean;     /* calls.max_mean a perfectly fair random balancer
+                               would show at this call count (fleet_summary.h);
+                               0 when not computed */
   long connections_total;   /* sum of per-server peaks */
   long connections_opened;  /* sum over servers */
   double slow_share;        /* calls share of slow servers (slow-backend), else -1 */
@@ -109,14 +112,17 @@ void io_fleet_report_table(FILE *f, const fleet_run *runs, int n);
  * beside predicted, then per mode the worst over the points. */
 void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n);
 
-/* Writes the runs as one JSON object {"runs":[...]}, with
- * "churn_grid":{"rows":[...],"worst":[...]} when n_churn > 0. */
+/* Writes the runs as one JSON object {"runs":[...],"summary":{...}}
+ * (fleet_summary.h), with "churn_grid":{"rows":[...],"worst":[...]} when
+ * n_churn > 0. */
 void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
                        int n_churn);
 
-/* Writes an SVG chart to `path`: one panel per run, bars of per-server
- * calls and connection peaks. Returns 0 or -1 when the file cannot be
- * written. */
+/* Writes an SVG chart to `path`: one panel per complete run (a row per
+ * scenario), bars of per-server calls and connection peaks on two axes
+ * shared by every panel, with numbered ticks, the mean and the fair random
+ * balancer's expected busiest server marked. Returns 0, or -1 when the file
+ * cannot be written. */
 int io_fleet_report_svg(const char *path, const fleet_run *runs, int n);
 
 #ifdef __cplusplus

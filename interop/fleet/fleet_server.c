@@ -6,7 +6,7 @@
 
 #include "interop/common/json_read.h"
 
-int io_fleet_server_start(const char *bin, const char *dir, const char *name, int port,
+int io_fleet_server_spawn(const char *bin, const char *dir, const char *name, int port,
                        const char *stats_suffix, const char *const *extra, fleet_server *s) {
   if (bin == NULL || dir == NULL || name == NULL || s == NULL) return -1;
   char port_s[16], log[4200];
@@ -31,12 +31,22 @@ int io_fleet_server_start(const char *bin, const char *dir, const char *name, in
   for (int i = 0; extra != NULL && extra[i] != NULL && n < 39; i++) argv[n++] = (char *)extra[i];
   argv[n] = NULL;
   s->p = io_proc_start(argv, log);
-  if (s->p == NULL) return -1;
+  return s->p == NULL ? -1 : 0;
+}
+
+int io_fleet_server_await(fleet_server *s) {
+  if (s == NULL || s->p == NULL) return -1;
   char line[128];
   if (io_proc_wait_line(s->p, "listening ", 10000, line, sizeof(line)) != 0) return -1;
   char *colon = strrchr(line, ':');
   s->port = colon ? atoi(colon + 1) : -1;
   return s->port > 0 ? 0 : -1;
+}
+
+int io_fleet_server_start(const char *bin, const char *dir, const char *name, int port,
+                       const char *stats_suffix, const char *const *extra, fleet_server *s) {
+  if (io_fleet_server_spawn(bin, dir, name, port, stats_suffix, extra, s) != 0) return -1;
+  return io_fleet_server_await(s);
 }
 
 int io_fleet_server_counts(const char *stats_path, long *opened, long *current) {

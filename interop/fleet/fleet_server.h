@@ -26,6 +26,14 @@ typedef struct fleet_server {
 int io_fleet_server_start(const char *bin, const char *dir, const char *name, int port,
                        const char *stats_suffix, const char *const *extra, fleet_server *s);
 
+/* The two halves of fleet_server_start, so that a fleet's servers start
+ * side by side: spawn starts the process (returns 0, or -1 when it could
+ * not be started); await waits up to 10 s for its `listening` line and
+ * sets s->port (returns 0, or -1: stop s->p). */
+int io_fleet_server_spawn(const char *bin, const char *dir, const char *name, int port,
+                       const char *stats_suffix, const char *const *extra, fleet_server *s);
+int io_fleet_server_await(fleet_server *s);
+
 /* Cumulative connections opened and connections open now, from a stats
  * file (at most 50 ms old while the server runs). Returns 0, or -1 with
  * both set to 0 when the file is missing or unreadable. */

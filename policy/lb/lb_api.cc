@@ -12,14 +12,14 @@
 namespace {
 
 // The public result codes are the core's, value for value.
-static_assert(APERTURE_OK == AP_OK, "aperture_status mirrors ap_result");
-static_assert(APERTURE_EINVAL == AP_EINVAL, "aperture_status mirrors ap_result");
-static_assert(APERTURE_ERANGE == AP_ERANGE, "aperture_status mirrors ap_result");
-static_assert(APERTURE_ENOMEM == AP_ENOMEM, "aperture_status mirrors ap_result");
-static_assert(APERTURE_ESTATE == AP_ESTATE, "aperture_status mirrors ap_result");
-static_assert(APERTURE_EUNAVAIL == AP_EUNAVAIL,
+static_assert((int)APERTURE_OK == (int)AP_OK, "aperture_status mirrors ap_result");
+static_assert((int)APERTURE_EINVAL == (int)AP_EINVAL, "aperture_status mirrors ap_result");
+static_assert((int)APERTURE_ERANGE == (int)AP_ERANGE, "aperture_status mirrors ap_result");
+static_assert((int)APERTURE_ENOMEM == (int)AP_ENOMEM, "aperture_status mirrors ap_result");
+static_assert((int)APERTURE_ESTATE == (int)AP_ESTATE, "aperture_status mirrors ap_result");
+static_assert((int)APERTURE_EUNAVAIL == (int)AP_EUNAVAIL,
               "aperture_status mirrors ap_result");
-static_assert(APERTURE_EINTERNAL == AP_EINTERNAL,
+static_assert((int)APERTURE_EINTERNAL == (int)AP_EINTERNAL,
               "aperture_status mirrors ap_result");
 
 // aperture_error and ap_error have the same layout; copy field by field to

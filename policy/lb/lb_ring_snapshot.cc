@@ -66,14 +66,14 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
   }
 
   ap_subset_params params;
-  ap_subset_params_init(&params);
-  params.mode = settings.mode;
-  params.min_aperture = settings.min_aperture;
-  params.random_seed = settings.has_random_seed ? settings.random_seed
-                                                : fallback_random_seed;
-  if (coordinate.known) {
-    params.peer_index = coordinate.peer_index;
-    params.peer_count = coordinate.peer_count;
+  if (ap_subset_params_for_client(
+          settings.mode, coordinate.known ? coordinate.peer_index : 0,
+          coordinate.known ? coordinate.peer_count : 0, settings.min_aperture,
+          settings.has_random_seed ? settings.random_seed
+                                   : fallback_random_seed,
+          &params, &err) != AP_OK) {
+    return absl::UnavailableError(
+        absl::StrCat("aperture: cannot compute the aperture: ", err.message));
   }
   ap_ring* ring = nullptr;
   if (ap_ring_create(weights.data(), n, &ring, &err) != AP_OK) {
