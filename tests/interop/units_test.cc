@@ -7,6 +7,7 @@
 
 #include "interop/common/delay_queue.h"
 #include "interop/common/json_read.h"
+#include "interop/common/json_write.h"
 #include "interop/common/latency_hist.h"
 #include "interop/testing/channelz_json.h"
 #include "interop/testing/rpc_behavior.h"
@@ -175,6 +176,24 @@ TEST(ChannelzJson, AppendsSocketIdsInPageOrderAndSeesTheLastPage) {
                                        &end));
   EXPECT_EQ(-1, io_channelz_socket_ids("not json", &ids, &n, &cap, &end));
   free(ids);
+}
+
+TEST(JsonWrite, EscapesQuotesBackslashesAndControlCharactersAndReadsBack) {
+  char *text = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ASSERT_NE(nullptr, f);
+  io_json_write_string(f, "a\"b\\c\nd\re\tf\x01g");
+  fputc(' ', f);
+  io_json_write_string(f, nullptr);
+  ASSERT_EQ(0, fclose(f));
+  EXPECT_STREQ("\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\" \"\"", text);
+  text[strcspn(text, " ")] = '\0';
+  json_value *v = io_json_parse(text, nullptr, 0);
+  ASSERT_NE(nullptr, v);
+  EXPECT_STREQ("a\"b\\c\nd\re\tf\x01g", io_json_string(v));
+  io_json_free(v);
+  free(text);
 }
 
 TEST(JsonRead, ParsesNestedObjectsArraysAndEscapes) {
