@@ -61,7 +61,8 @@ static int parse_list(const flag_spec *f, const char *s) {
   return 0;
 }
 
-int io_flag_parse_value(const flag_spec *f, const char *value) {
+/* Parses `value` for `f` and stores it; prints nothing. 0 or -1. */
+static int parse_value(const flag_spec *f, const char *value) {
   if (f == NULL || f->value == NULL || value == NULL) return -1;
   long long v;
   switch (f->kind) {
@@ -87,7 +88,8 @@ int io_flag_parse_value(const flag_spec *f, const char *value) {
   return -1;
 }
 
-const char *io_flag_expectation(const flag_spec *f, char *buf, size_t len) {
+/* What `f` accepts ("an integer in [1, 10]"), written into buf. */
+static const char *expectation(const flag_spec *f, char *buf, size_t len) {
   switch (f->kind) {
     case FLAG_LONG:
     case FLAG_UINT32:
@@ -131,7 +133,7 @@ int io_flag_match(int argc, char **argv, int *i, const char *name, const char **
 
 int io_flag_long(const char *name, const char *value, long min, long max, long *out) {
   const flag_spec f = {name, FLAG_LONG, out, (double)min, (double)max, 0};
-  if (io_flag_parse_value(&f, value) != 0) {
+  if (parse_value(&f, value) != 0) {
     fprintf(stderr, "flag --%s: '%s' is not an integer in [%ld, %ld]\n", name, value, min, max);
     return -1;
   }
@@ -140,7 +142,7 @@ int io_flag_long(const char *name, const char *value, long min, long max, long *
 
 int io_flag_double(const char *name, const char *value, double min, double max, double *out) {
   const flag_spec f = {name, FLAG_DOUBLE, out, min, max, 0};
-  if (io_flag_parse_value(&f, value) != 0) {
+  if (parse_value(&f, value) != 0) {
     fprintf(stderr, "flag --%s: '%s' is not a number in [%g, %g]\n", name, value, min, max);
     return -1;
   }
@@ -161,11 +163,11 @@ int io_flag_parse_one(int argc, char **argv, int *i, const flag_spec *specs, siz
       case FLAG_DOUBLE:
         return io_flag_double(f->name, v, f->min, f->max, f->value) == 0 ? 1 : -1;
       default:
-        if (io_flag_parse_value(f, v) == 0) return 1;
+        if (parse_value(f, v) == 0) return 1;
         {
           char want[160];
           fprintf(stderr, "flag --%s: '%s' is not %s\n", f->name, v,
-                  io_flag_expectation(f, want, sizeof want));
+                  expectation(f, want, sizeof want));
         }
         return -1;
     }
@@ -217,10 +219,10 @@ int io_flag_parse_all(int argc, char **argv, int first, flag_spec *specs, size_t
       snprintf(err, err_len, "--%s needs a value", f->name);
       return -1;
     }
-    if (io_flag_parse_value(f, val) != 0) {
+    if (parse_value(f, val) != 0) {
       char want[160];
       snprintf(err, err_len, "--%s: expected %s, got '%s'", f->name,
-               io_flag_expectation(f, want, sizeof want), val);
+               expectation(f, want, sizeof want), val);
       return -1;
     }
   }

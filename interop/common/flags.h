@@ -53,13 +53,6 @@ typedef struct flag_spec {
   int seen;        /* set to 1 by io_flag_parse_all when given */
 } flag_spec;
 
-/* Parses `value` for spec `f` and stores it. Prints nothing; returns 0, or
- * -1 when the value is malformed or out of range (or arguments are NULL). */
-int io_flag_parse_value(const flag_spec *f, const char *value);
-
-/* Writes what `f` accepts ("an integer in [1, 10]") into buf; returns buf. */
-const char *io_flag_expectation(const flag_spec *f, char *buf, size_t len);
-
 /* Matches argv[*i] against every spec (as io_flag_match) and parses its
  * value. Returns 1 when a spec matched and its value is stored, 0 when none
  * matched, -1 on a missing or bad value ("flag --NAME: ..." on stderr) or a
