@@ -12,6 +12,12 @@ void io_json_write_string(FILE *f, const char *s) {
     if (*p == '"' || *p == '\\') {
       fputc('\\', f);
       fputc(*p, f);
+    } else if (*p == '\n') {
+      fputs("\\n", f);
+    } else if (*p == '\r') {
+      fputs("\\r", f);
+    } else if (*p == '\t') {
+      fputs("\\t", f);
     } else if (*p < 0x20) {
       fprintf(f, "\\u%04x", *p);
     } else {

@@ -5,12 +5,21 @@
 
 #include <stdio.h>
 
-/* Writes `s` as a quoted JSON string to `f` (NULL writes ""). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes `s` as a quoted JSON string to `f` (NULL writes ""): \" \\ \n \r
+ * \t, other control characters as \u00XX, everything else as is. */
 void io_json_write_string(FILE *f, const char *s);
 
 /* Writes the text produced by `fill(f, arg)` to `path` atomically (a
  * temporary file renamed over path), so readers never see half a file.
  * Returns 0, or -1 when the file cannot be written. */
 int io_json_write_file_atomic(const char *path, void (*fill)(FILE *f, void *arg), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * sim_args: strict command-line flags for the simulator verbs. Flags are
- * `--name value` or `--name=value`; every number is range-checked and any
- * error names the flag. Nothing is parsed with atoi.
+ * sim_args: the simulator verbs' command lines on the common flag parser
+ * (interop/common/flags.h): strict `--name value` or `--name=value`, every
+ * number range-checked, every error naming the flag and followed by the
+ * verb's usage.
  */
 #ifndef APERTURE_INTEROP_SIM_ARGS_H
 #define APERTURE_INTEROP_SIM_ARGS_H
@@ -9,38 +10,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "interop/common/flags.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SIM_LIST_MAX 64
+/* The simulator's names for the common parser's table (interop/common/flags.h). */
+#define SIM_LIST_MAX FLAG_LIST_MAX
 
-typedef enum sim_flag_kind {
-  SIM_FLAG_UINT,   /* value: uint32_t*, range [min, max] */
-  SIM_FLAG_DOUBLE, /* value: double*, finite, range [min, max] */
-  SIM_FLAG_STRING, /* value: const char** (points into argv) */
-  SIM_FLAG_BOOL,   /* value: int*, set to 1; takes no value */
-  SIM_FLAG_LIST,   /* value: sim_list*, comma-separated uints in [min, max] */
-  SIM_FLAG_DLIST   /* value: sim_dlist*, comma-separated doubles in [min, max] */
-} sim_flag_kind;
+typedef flag_kind sim_flag_kind;
+#define SIM_FLAG_UINT FLAG_UINT32         /* value: uint32_t*, range [min, max] */
+#define SIM_FLAG_DOUBLE FLAG_DOUBLE       /* value: double*, finite, range [min, max] */
+#define SIM_FLAG_STRING FLAG_STRING       /* value: const char** (points into argv) */
+#define SIM_FLAG_BOOL FLAG_BOOL           /* value: int*, set to 1; takes no value */
+#define SIM_FLAG_LIST FLAG_UINT32_LIST    /* value: sim_list*, comma-separated uints */
+#define SIM_FLAG_DLIST FLAG_DOUBLE_LIST   /* value: sim_dlist*, comma-separated doubles */
 
-typedef struct sim_list {
-  uint32_t v[SIM_LIST_MAX];
-  size_t n;
-} sim_list;
+typedef flag_uint_list sim_list;
+typedef flag_double_list sim_dlist;
 
-typedef struct sim_dlist {
-  double v[SIM_LIST_MAX];
-  size_t n;
-} sim_dlist;
-
-typedef struct sim_flag {
-  const char *name; /* without the leading "--" */
-  sim_flag_kind kind;
-  void *value;
-  double min, max;  /* accepted range of numbers (list items included) */
-  int seen;         /* set to 1 by io_sim_args_parse when given */
-} sim_flag;
+/* {name, kind, value, min, max, seen}: `seen` is set to 1 by
+ * io_sim_args_parse when the flag is given. */
+typedef flag_spec sim_flag;
 
 /* Parses argv[1..argc) (argv[0] is the verb) into `flags`. On any error
  * prints "sim VERB: --flag: what is wrong" and `usage` to stderr and returns

@@ -2,25 +2,11 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <grpc/grpc.h>
 #include <grpc/support/alloc.h>
 
-/* Reads the number in `"key":"123"` (channelz renders int64 as strings)
- * starting at the first occurrence of key at or after `from`. Returns a
- * pointer past the number, or NULL when the key is absent. */
-static const char *next_id(const char *from, const char *key, int64_t *out) {
-  const char *p = strstr(from, key);
-  if (p == NULL) return NULL;
-  p += strlen(key);
-  while (*p == ' ' || *p == ':' || *p == '"') p++;
-  char *end;
-  long long v = strtoll(p, &end, 10);
-  if (end == p) return NULL;
-  *out = (int64_t)v;
-  return end;
-}
+#include "interop/testing/channelz_json.h"
 
 struct channelz_tracker {
   atomic_long current;
@@ -47,19 +33,6 @@ static int cmp_id(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Appends `id` to the growable array; -1 when out of memory. */
-static int push_id(int64_t **ids, size_t *n, size_t *cap, int64_t id) {
-  if (*n == *cap) {
-    size_t c = *cap ? *cap * 2 : 64;
-    int64_t *grown = realloc(*ids, c * sizeof(*grown));
-    if (grown == NULL) return -1;
-    *ids = grown;
-    *cap = c;
-  }
-  (*ids)[(*n)++] = id;
-  return 0;
-}
-
 int io_channelz_tracker_sample(channelz_tracker *t) {
   if (t == NULL) return -1;
   /* A socket absent from the previous sample is a new connection: ids are
@@ -68,9 +41,9 @@ int io_channelz_tracker_sample(channelz_tracker *t) {
   char *servers = grpc_channelz_get_servers(0);
   if (servers == NULL) return -1;
   int64_t server_id = -1;
-  const char *ok = next_id(servers, "\"serverId\"", &server_id);
+  int ok = io_channelz_server_id(servers, &server_id);
   gpr_free(servers);
-  if (ok == NULL) return -1;
+  if (ok != 0) return -1;
   int64_t *ids = NULL;
   size_t n = 0, cap = 0;
   int64_t start = 0;
@@ -80,19 +53,19 @@ int io_channelz_tracker_sample(channelz_tracker *t) {
       free(ids);
       return -1;
     }
-    int64_t id, page_max = start;
-    const char *p = json;
-    while ((p = next_id(p, "\"socketId\"", &id)) != NULL) {
-      if (push_id(&ids, &n, &cap, id) != 0) {
-        gpr_free(json);
-        free(ids);
-        return -1;
-      }
-      if (id > page_max) page_max = id;
-    }
-    int end = strstr(json, "\"end\"") != NULL;
+    size_t first = n;
+    int end = 0;
+    int rc = io_channelz_socket_ids(json, &ids, &n, &cap, &end);
     gpr_free(json);
+    if (rc != 0) {
+      free(ids);
+      return -1;
+    }
     if (end) break;
+    int64_t page_max = start;
+    for (size_t i = first; i < n; i++) {
+      if (ids[i] > page_max) page_max = ids[i];
+    }
     start = page_max + 1;
   }
   if (n > 1) qsort(ids, n, sizeof(*ids), cmp_id);

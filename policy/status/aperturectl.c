@@ -18,6 +18,7 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
+#include "interop/common/json_write.h"
 #include "policy/status/ap_status_client.h"
 
 enum { EXIT_OK = 0, EXIT_RPC = 1, EXIT_USAGE = 2, EXIT_DECODE = 3 };
@@ -67,21 +68,7 @@ static int parse_u32(const char *flag, const char *text, uint32_t *out) {
 
 /* ---- JSON output ---- */
 
-static void json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    switch (*p) {
-      case '"': fputs("\\\"", stdout); break;
-      case '\\': fputs("\\\\", stdout); break;
-      case '\n': fputs("\\n", stdout); break;
-      case '\r': fputs("\\r", stdout); break;
-      case '\t': fputs("\\t", stdout); break;
-      default:
-        if (*p < 0x20) printf("\\u%04x", *p); else putchar(*p);
-    }
-  }
-  putchar('"');
-}
+static void json_string(const char *s) { io_json_write_string(stdout, s); }
 
 static void json_double(double v) {
   if (isfinite(v)) printf("%.17g", v); else fputs("null", stdout);

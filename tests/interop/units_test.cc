@@ -1,4 +1,5 @@
 // Unit tests of the interop helper modules (no processes).
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -6,7 +7,9 @@
 
 #include "interop/common/delay_queue.h"
 #include "interop/common/json_read.h"
+#include "interop/common/json_write.h"
 #include "interop/common/latency_hist.h"
+#include "interop/testing/channelz_json.h"
 #include "interop/testing/rpc_behavior.h"
 
 namespace {
@@ -127,6 +130,70 @@ TEST(LatencyHist, SmallValuesAreExact) {
   EXPECT_EQ(7u, io_latency_hist_quantile(&h, 0.5));
   EXPECT_EQ(7u, io_latency_hist_quantile(&h, 0.99));
   EXPECT_EQ(100u, io_latency_hist_quantile(&h, 0.999));
+}
+
+// Documents as gRPC 1.51's channelz renders them (int64 as strings; "end"
+// only on the last page; listen sockets inside the server object).
+const char kServers[] =
+    "{\"server\":[{\"ref\":{\"serverId\":\"4\"},\"data\":{\"calls"
+    "Started\":\"12\",\"callsSucceeded\":\"12\",\"lastCallStartedTimestamp\":"
+    "\"2026-12-01T03:00:00.000000000Z\"},\"listenSocket\":[{\"socketId\":\"5\","
+    "\"name\":\"chttp2 listener 127.0.0.1:40001\"}]},{\"ref\":{\"serverId\":"
+    "\"9\"}}],\"end\":true}";
+const char kSocketsPage[] =
+    "{\"socketRef\":[{\"socketId\":\"17\",\"name\":\"127.0.0.1:40001 -> "
+    "127.0.0.1:51234\"},{\"socketId\":\"12\",\"name\":\"ipv4:127.0.0.1:5\"},"
+    "{\"socketId\":\"30\"}]}";
+const char kSocketsLast[] = "{\"socketRef\":[{\"socketId\":\"31\"}],\"end\":true}";
+
+TEST(ChannelzJson, ReadsTheFirstServersId) {
+  int64_t id = -1;
+  ASSERT_EQ(0, io_channelz_server_id(kServers, &id));
+  EXPECT_EQ(4, id);
+  EXPECT_EQ(-1, io_channelz_server_id("{}", &id));
+  EXPECT_EQ(-1, io_channelz_server_id("{\"server\":[{\"ref\":{}}]}", &id));
+  EXPECT_EQ(-1, io_channelz_server_id("{\"server\":", &id));
+  EXPECT_EQ(-1, io_channelz_server_id(nullptr, &id));
+}
+
+TEST(ChannelzJson, AppendsSocketIdsInPageOrderAndSeesTheLastPage) {
+  int64_t *ids = nullptr;
+  size_t n = 0, cap = 0;
+  int end = 1;
+  ASSERT_EQ(0, io_channelz_socket_ids(kSocketsPage, &ids, &n, &cap, &end));
+  EXPECT_EQ(0, end);
+  ASSERT_EQ(3u, n);
+  EXPECT_EQ(17, ids[0]);
+  EXPECT_EQ(12, ids[1]);
+  EXPECT_EQ(30, ids[2]);
+  ASSERT_EQ(0, io_channelz_socket_ids(kSocketsLast, &ids, &n, &cap, &end));
+  EXPECT_EQ(1, end);
+  ASSERT_EQ(4u, n);
+  EXPECT_EQ(31, ids[3]);
+  ASSERT_EQ(0, io_channelz_socket_ids("{\"end\":true}", &ids, &n, &cap, &end));
+  EXPECT_EQ(4u, n);
+  EXPECT_EQ(-1, io_channelz_socket_ids("{\"socketRef\":[{\"socketId\":\"x\"}]}", &ids, &n, &cap,
+                                       &end));
+  EXPECT_EQ(-1, io_channelz_socket_ids("not json", &ids, &n, &cap, &end));
+  free(ids);
+}
+
+TEST(JsonWrite, EscapesQuotesBackslashesAndControlCharactersAndReadsBack) {
+  char *text = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ASSERT_NE(nullptr, f);
+  io_json_write_string(f, "a\"b\\c\nd\re\tf\x01g");
+  fputc(' ', f);
+  io_json_write_string(f, nullptr);
+  ASSERT_EQ(0, fclose(f));
+  EXPECT_STREQ("\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\" \"\"", text);
+  text[strcspn(text, " ")] = '\0';
+  json_value *v = io_json_parse(text, nullptr, 0);
+  ASSERT_NE(nullptr, v);
+  EXPECT_STREQ("a\"b\\c\nd\re\tf\x01g", io_json_string(v));
+  io_json_free(v);
+  free(text);
 }
 
 TEST(JsonRead, ParsesNestedObjectsArraysAndEscapes) {
