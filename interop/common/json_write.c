@@ -6,27 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void io_json_write_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      fputc('\\', f);
-      fputc(*p, f);
-    } else if (*p == '\n') {
-      fputs("\\n", f);
-    } else if (*p == '\r') {
-      fputs("\\r", f);
-    } else if (*p == '\t') {
-      fputs("\\t", f);
-    } else if (*p < 0x20) {
-      fprintf(f, "\\u%04x", *p);
-    } else {
-      fputc(*p, f);
-    }
-  }
-  fputc('"', f);
-}
-
 int io_json_write_file_atomic(const char *path, void (*fill)(FILE *f, void *arg), void *arg) {
   if (path == NULL || fill == NULL) return -1;
   size_t n = strlen(path) + 32;

@@ -5,13 +5,12 @@
 
 #include <stdio.h>
 
+/* Strings: ap_json_write_string() (policy/status/ap_json_string.h). */
+#include "policy/status/ap_json_string.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Writes `s` as a quoted JSON string to `f` (NULL writes ""): \" \\ \n \r
- * \t, other control characters as \u00XX, everything else as is. */
-void io_json_write_string(FILE *f, const char *s);
 
 /* Writes the text produced by `fill(f, arg)` to `path` atomically (a
  * temporary file renamed over path), so readers never see half a file.

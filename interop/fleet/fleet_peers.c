@@ -67,7 +67,7 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-static double io_now_ms(void) { return (double)delay_queue_now_ns() / 1e6; }
+static double io_now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 static int set_peers(peers_fleet *pf) {
   const char *ips[MAX_C];

@@ -233,15 +233,15 @@ static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
     const fleet_churn_row *r = &rows[i];
     fprintf(f, "%s\n{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", i ? "," : "",
             r->servers, r->clients, r->min_aperture);
-    io_json_write_string(f, r->mode);
+    ap_json_write_string(f, r->mode);
     fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
-    io_json_write_string(f, r->error);
+    ap_json_write_string(f, r->error);
     fprintf(f, ",\"ok\":%ld,\"failed\":%ld,", r->ok, r->failed);
     churn_step_json(f, "removal", &r->removal);
     fputc(',', f);
     churn_step_json(f, "addition", &r->addition);
     fprintf(f, ",\"note\":");
-    io_json_write_string(f, r->note);
+    ap_json_write_string(f, r->note);
     fputc('}', f);
   }
   fprintf(f, "],\n\"worst\":[");
@@ -250,7 +250,7 @@ static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
     if (mode_seen_before(rows, i)) continue;
     fprintf(f, "%s{\"mode\":", first ? "" : ",");
     first = 0;
-    io_json_write_string(f, rows[i].mode);
+    ap_json_write_string(f, rows[i].mode);
     static const char *const kKeys[2][2] = {{"removal_changed", "removal_predicted"},
                                             {"addition_changed", "addition_predicted"}};
     for (int addition = 0; addition < 2; addition++) {
@@ -277,11 +277,11 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
   for (int i = 0; i < n; i++) {
     const fleet_run *r = &runs[i];
     fprintf(f, "%s\n{\"scenario\":", i ? "," : "");
-    io_json_write_string(f, r->scenario);
+    ap_json_write_string(f, r->scenario);
     fprintf(f, ",\"mode\":");
-    io_json_write_string(f, r->mode);
+    ap_json_write_string(f, r->mode);
     fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
-    io_json_write_string(f, r->error);
+    ap_json_write_string(f, r->error);
     fprintf(f, ",\"duration_s\":%.2f,\"ok\":%ld,\"failed\":%ld,\"failed_on_disturbed\":%ld",
             r->duration_s, r->ok, r->failed, r->failed_on_disturbed);
     fprintf(f, ",\"by_code\":{");
@@ -311,7 +311,7 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     for (int s = 0; s < r->n_servers; s++) {
       const fleet_server_result *sv = &r->servers[s];
       fprintf(f, "%s{\"name\":", s ? "," : "");
-      io_json_write_string(f, sv->name);
+      ap_json_write_string(f, sv->name);
       fprintf(f,
               ",\"calls\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld,\"slow\":%d,"
               "\"killed\":%d,\"removed\":%d,\"added\":%d}",
@@ -322,7 +322,7 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     for (int s = 0; s < r->n_services; s++) {
       const fleet_service_result *sv = &r->services[s];
       fprintf(f, "%s{\"name\":", s ? "," : "");
-      io_json_write_string(f, sv->name);
+      ap_json_write_string(f, sv->name);
       fprintf(f, ",\"clients\":%d,\"ok\":%ld,\"failed\":%ld,\"calls_max_mean\":%.4f,\"servers_used\":%ld}",
               sv->clients, sv->ok, sv->failed, sv->calls_max_mean, sv->servers_used);
     }

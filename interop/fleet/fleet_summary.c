@@ -1,4 +1,4 @@
-#include "interop/fleet_summary.h"
+#include "interop/fleet/fleet_summary.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -159,9 +159,9 @@ void io_fleet_summary_json(FILE *f, const fleet_summary *s) {
   for (int i = 0; i < s->n; i++) {
     const fleet_summary_entry *e = &s->entries[i];
     fprintf(f, "%s\n{\"scenario\":", i ? "," : "");
-    io_json_write_string(f, e->scenario);
+    ap_json_write_string(f, e->scenario);
     fprintf(f, ",\"mode\":");
-    io_json_write_string(f, e->mode);
+    ap_json_write_string(f, e->mode);
     fprintf(f,
             ",\"connections\":%ld,\"connections_vs_round_robin\":%.4f,"
             "\"busiest_above_mean\":%.4f,\"fair_above_mean\":%.4f,\"calls_per_server\":%ld}",
@@ -169,6 +169,6 @@ void io_fleet_summary_json(FILE *f, const fleet_summary *s) {
             e->calls_per_server);
   }
   fprintf(f, "],\n\"text\":");
-  io_json_write_string(f, s->text);
+  ap_json_write_string(f, s->text);
   fputc('}', f);
 }

@@ -175,12 +175,12 @@ int io_sim_verb_peers(int argc, char **argv) {
   memset(pw, 0, sizeof pw);
   for (int k = 0; k < SIM_NUM_MODES; k++) {
     ap_error err;
-    rc = run_point(sim_modes[k], servers, clients, min_aperture, &pp[k], &err);
+    rc = run_point(io_sim_modes[k], servers, clients, min_aperture, &pp[k], &err);
     if (rc == AP_OK && !no_grid)
-      rc = run_grid(sim_modes[k], gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions,
+      rc = run_grid(io_sim_modes[k], gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions,
                     min_aperture, &pw[k], &err);
     if (rc != AP_OK) {
-      fprintf(stderr, "sim peers: %s: %s\n", ap_mode_name(sim_modes[k]), err.message);
+      fprintf(stderr, "sim peers: %s: %s\n", ap_mode_name(io_sim_modes[k]), err.message);
       return SIM_EXIT_FAIL;
     }
   }
@@ -193,7 +193,7 @@ int io_sim_verb_peers(int argc, char **argv) {
              "\"leave_changed\":%.15g,\"leave_changed_max\":%.15g,"
              "\"leave_optimum\":%.15g,\"load_agreed_max\":%.15g,"
              "\"load_join_disagree_max\":%.15g,\"load_leave_disagree_max\":%.15g}",
-             k ? "," : "", ap_mode_name(sim_modes[k]), pp[k].sessions, pp[k].join_mean,
+             k ? "," : "", ap_mode_name(io_sim_modes[k]), pp[k].sessions, pp[k].join_mean,
              pp[k].join_max, pp[k].join_opt, pp[k].leave_mean, pp[k].leave_max,
              pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join, pp[k].load_leave);
     printf("]}");
@@ -206,7 +206,7 @@ int io_sim_verb_peers(int argc, char **argv) {
                "\"join_clients\":%u,\"join_optimum\":%.15g,\"leave_worst\":%.15g,"
                "\"leave_servers\":%u,\"leave_clients\":%u,\"leave_optimum\":%.15g,"
                "\"join_mean\":%.15g,\"leave_mean\":%.15g,\"cells\":%zu}",
-               k ? "," : "", ap_mode_name(sim_modes[k]), pw[k].join, pw[k].join_n,
+               k ? "," : "", ap_mode_name(io_sim_modes[k]), pw[k].join, pw[k].join_n,
                pw[k].join_c, pw[k].join_opt, pw[k].leave, pw[k].leave_n, pw[k].leave_c,
                pw[k].leave_opt, pw[k].cells ? pw[k].join_sum / pw[k].cells : 0,
                pw[k].cells ? pw[k].leave_sum / pw[k].cells : 0, pw[k].cells);
@@ -227,7 +227,7 @@ int io_sim_verb_peers(int argc, char **argv) {
   for (int k = 0; k < SIM_NUM_MODES; k++)
     printf("  %-11s | %8.0f | %6.2f%% (max %6.2f%%) %5.2f%% | %6.2f%% (max %6.2f%%) "
            "%5.2f%% |   %5.3f  %5.3f  %5.3f\n",
-           ap_mode_name(sim_modes[k]), pp[k].sessions, 100 * pp[k].join_mean,
+           ap_mode_name(io_sim_modes[k]), pp[k].sessions, 100 * pp[k].join_mean,
            100 * pp[k].join_max, 100 * pp[k].join_opt, 100 * pp[k].leave_mean,
            100 * pp[k].leave_max, 100 * pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join,
            pp[k].load_leave);
@@ -240,7 +240,7 @@ int io_sim_verb_peers(int argc, char **argv) {
   for (int k = 0; k < SIM_NUM_MODES; k++)
     printf("  %-11s | %7.2f%% (%4u, %4u) %7.2f%% | %7.2f%% (%4u, %4u) %7.2f%% |  %6.2f%% "
            "%6.2f%%\n",
-           ap_mode_name(sim_modes[k]), 100 * pw[k].join, pw[k].join_n, pw[k].join_c,
+           ap_mode_name(io_sim_modes[k]), 100 * pw[k].join, pw[k].join_n, pw[k].join_c,
            100 * pw[k].join_opt, 100 * pw[k].leave, pw[k].leave_n, pw[k].leave_c,
            100 * pw[k].leave_opt, pw[k].cells ? 100 * pw[k].join_sum / pw[k].cells : 0,
            pw[k].cells ? 100 * pw[k].leave_sum / pw[k].cells : 0);

@@ -308,9 +308,9 @@ static void write_summary(FILE *f, void *arg) {
   client_totals t;
   io_client_stats_totals(s->stats, &t);
   fprintf(f, "{\"target\":");
-  io_json_write_string(f, s->o->target);
+  ap_json_write_string(f, s->o->target);
   fprintf(f, ",\"service_config\":");
-  io_json_write_string(f, s->o->service_config ? s->o->service_config : "");
+  ap_json_write_string(f, s->o->service_config ? s->o->service_config : "");
   fprintf(f, ",\"channels\":%ld,\"method\":\"%s\"", s->o->channels,
           io_client_method_name(s->o->method));
   fprintf(f, ",\"peer_index\":%ld,\"peer_count\":%ld", s->o->peer_index, s->o->peer_count);

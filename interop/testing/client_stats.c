@@ -326,7 +326,7 @@ void io_client_stats_write_peers(client_stats *s, FILE *f) {
   fprintf(f, "\"peers\":{");
   for (size_t i = 0; i < s->peers.n; i++) {
     if (i) fputc(',', f);
-    io_json_write_string(f, s->peers.items[i].name);
+    ap_json_write_string(f, s->peers.items[i].name);
     fprintf(f, ":%ld", s->peers.items[i].count);
   }
   fputc('}', f);
@@ -339,7 +339,7 @@ void io_client_stats_write_details(client_stats *s, FILE *f) {
   fprintf(f, "\"failed_addresses\":{");
   for (size_t i = 0; i < s->failed_addresses.n; i++) {
     if (i) fputc(',', f);
-    io_json_write_string(f, s->failed_addresses.items[i].name);
+    ap_json_write_string(f, s->failed_addresses.items[i].name);
     fprintf(f, ":%ld", s->failed_addresses.items[i].count);
   }
   fprintf(f, "},\"latency_hist\":[");

@@ -329,9 +329,9 @@ static void *worker_main(void *arg) {
 static void write_stats(FILE *f, void *arg) {
   server_state *st = arg;
   fprintf(f, "{\"server_id\":");
-  io_json_write_string(f, st->server_id);
+  ap_json_write_string(f, st->server_id);
   fprintf(f, ",\"hostname\":");
-  io_json_write_string(f, st->hostname);
+  ap_json_write_string(f, st->hostname);
   fprintf(f, ",\"port\":%d,\"pid\":%ld", st->bound_port, (long)getpid());
   long total = 0;
   for (int m = 0; m < M_COUNT; m++) {

@@ -18,7 +18,7 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
-#include "interop/common/json_write.h"
+#include "policy/status/ap_json_string.h"
 #include "policy/status/ap_status_client.h"
 
 enum { EXIT_OK = 0, EXIT_RPC = 1, EXIT_USAGE = 2, EXIT_DECODE = 3 };
@@ -68,7 +68,7 @@ static int parse_u32(const char *flag, const char *text, uint32_t *out) {
 
 /* ---- JSON output ---- */
 
-static void json_string(const char *s) { io_json_write_string(stdout, s); }
+static void json_string(const char *s) { ap_json_write_string(stdout, s); }
 
 static void json_double(double v) {
   if (isfinite(v)) printf("%.17g", v); else fputs("null", stdout);

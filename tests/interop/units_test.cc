@@ -183,9 +183,9 @@ TEST(JsonWrite, EscapesQuotesBackslashesAndControlCharactersAndReadsBack) {
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   ASSERT_NE(nullptr, f);
-  io_json_write_string(f, "a\"b\\c\nd\re\tf\x01g");
+  ap_json_write_string(f, "a\"b\\c\nd\re\tf\x01g");
   fputc(' ', f);
-  io_json_write_string(f, nullptr);
+  ap_json_write_string(f, nullptr);
   ASSERT_EQ(0, fclose(f));
   EXPECT_STREQ("\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\" \"\"", text);
   text[strcspn(text, " ")] = '\0';

@@ -176,13 +176,8 @@ TEST_F(ClientProcessTest, PeerTargetGivesEachProcessItsOwnSlice) {
   for (uint32_t k = 0; k < 3; ++k) {
     // The process at ring position k of the peer list.
     std::string self = std::string(entries[order[k]]).substr(0, 9);
-    ap_subset_params p;
-    ap_subset_params_init(&p);
-    p.mode = AP_MODE_CONTINUOUS;
-    p.peer_index = k;
-    p.peer_count = 3;
-    p.min_aperture = 3;
-    auto members = ExpectedMembers(addresses_, p);
+    auto members =
+        ExpectedMembers(addresses_, oracle::Mode::kContinuous, k, 3, 3);
     ASSERT_EQ(members.size(), 3u);
     for (auto& b : backends_) b->ResetCalls();
     std::vector<std::string> env = SanitizerEnv();

@@ -99,8 +99,7 @@ TEST_F(PeerTest, ThreeClientsTakeDisjointSlicesFromThePeerList) {
   std::string fingerprint;
   for (size_t i = 0; i < ips.size(); ++i) {
     const uint32_t index = OrderedIndex(peers, peers[i]);
-    auto expected = ExpectedMembers(addresses,
-                                    Params(AP_MODE_CONTINUOUS, index, 3, 3));
+    auto expected = ExpectedMembers(addresses, oracle::Mode::kContinuous, index, 3, 3);
     ASSERT_EQ(expected.size(), 3u);
     ASSERT_TRUE(WaitAllMembersReady(channels[i]->target(), 3));
     StateView s;
@@ -191,7 +190,7 @@ TEST_F(DnsPeerTest, PeerListChangeRecoordinatesWithoutBackendUpdate) {
   SetPeers(ips);
   const uint32_t index = OrderedIndex(PeerEntries(ips), "127.0.0.2:7001");
   auto expected =
-      ExpectedMembers(addresses, Params(AP_MODE_CONTINUOUS, index, 4, 3));
+      ExpectedMembers(addresses, oracle::Mode::kContinuous, index, 4, 3);
   ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& s) {
     return s.peer_count == 4 && MemberSet(s) == Keys(expected);
   })) << "never re-coordinated";
@@ -310,7 +309,7 @@ TEST_F(PeerTest, ApiCoordinateAppliesLive) {
   ASSERT_TRUE(Snapshot(channel.target(), &before));
   ASSERT_EQ(AP_OK, aperture_set_coordinate(2, 3, nullptr));
   auto expected =
-      ExpectedMembers(addresses, Params(AP_MODE_CONTINUOUS, 2, 3, 3));
+      ExpectedMembers(addresses, oracle::Mode::kContinuous, 2, 3, 3);
   ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& s) {
     return s.coordinate_source == "api" && s.peer_index == 2 &&
            MemberSet(s) == Keys(expected);
