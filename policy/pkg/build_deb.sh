@@ -40,11 +40,11 @@ chmod 0644 "$stage/usr/share/doc/aperture/README"
 declare -A deps=()
 for elf in "$stage/usr/lib/$multiarch/libaperture.so" "$stage/usr/bin/aperturectl"; do
   for soname in $(objdump -p "$elf" | awk '$1 == "NEEDED" { print $2 }'); do
-    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|'"$arch"'/ { print $NF; exit }')
-    [ -n "$path" ] || path=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+    # (whole outputs are read: no early exit that would SIGPIPE a pipe)
+    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && !found { print $NF; found = 1 }')
     [ -n "$path" ] || { echo "build_deb: no library for $soname" >&2; exit 1; }
-    owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n1 | cut -d: -f1) ||
-      owner=$(dpkg -S "$path" | head -n1 | cut -d: -f1)
+    owners=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path" 2>/dev/null || true)
+    owner=${owners%%:*}
     [ -n "$owner" ] || { echo "build_deb: no package ships $path" >&2; exit 1; }
     v=$(dpkg-query -W -f='${Version}' "$owner")
     v=${v%%-*} # the upstream version: any Debian revision of it will do

@@ -69,8 +69,29 @@ Result RunProgram(const std::string &env, const std::string &program, const std:
   return r;
 }
 
+// LD_PRELOAD of the library; under --config=asan (an instrumented
+// library) the sanitizer runtime is preloaded before it.
 std::string Preload(int peer_index) {
-  return "LD_PRELOAD=" + Quote(Runfile("policy/libaperture.so")) +
+  std::string lib = Runfile("policy/libaperture.so");
+  std::string preload = lib;
+  FILE *f = popen(("objdump -p " + Quote(lib) + " | grep -c libasan").c_str(), "r");
+  char buf[32] = "";
+  if (f != nullptr) {
+    if (fgets(buf, sizeof buf, f) == nullptr) buf[0] = '\0';
+    pclose(f);
+  }
+  if (atoi(buf) > 0) {
+    FILE *g = popen("gcc -print-file-name=libasan.so", "r");
+    char asan[512] = "";
+    if (g != nullptr) {
+      if (fgets(asan, sizeof asan, g) == nullptr) asan[0] = '\0';
+      pclose(g);
+    }
+    std::string a(asan);
+    while (!a.empty() && a.back() == '\n') a.pop_back();
+    preload = a + " " + lib;
+  }
+  return "LD_PRELOAD=" + Quote(preload) +
          " ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 APERTURE_PEER_INDEX=" +
          std::to_string(peer_index) + " APERTURE_PEER_COUNT=2";
 }

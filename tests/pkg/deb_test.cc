@@ -97,6 +97,15 @@ TEST(DebTest, PkgConfigBuildFromTheUnpackedPackageRunsAgainstRealServers) {
   EXPECT_NE(std::string::npos, flags.find("-laperture")) << flags;
   EXPECT_NE(std::string::npos, flags.find("-lgrpc")) << flags;
 
+  // Under --config=asan the packaged library is instrumented: build the
+  // program the same way so the sanitizer runtime comes first.
+  std::string lib = root + "/usr/lib/" + multiarch + "/libaperture.so";
+  bool asan = Shell("objdump -p '" + lib + "'").find("libasan") != std::string::npos;
+  if (asan) {
+    flags += " -fsanitize=address,undefined";
+    setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+  }
+
   std::string prog = root + "/pkg_client";
   std::string out = Shell("cc -std=c11 -Wall -Werror -o '" + prog + "' '" + Runfile("tests/pkg/pkg_client.c") +
                             "' " + flags + " -Wl,-rpath,'" + root + "/usr/lib/" + multiarch +
