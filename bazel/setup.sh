@@ -15,7 +15,8 @@ packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java
   build-essential dpkg-dev
   libgrpc-dev libgrpc++-dev protobuf-compiler protobuf-compiler-grpc grpc-proto
-  libprotobuf-c-dev protobuf-c-compiler
+  libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
+  pkg-config ruby-grpc python3-prometheus-client
   libabsl-dev googletest libgtest-dev libbenchmark-dev
 )
 

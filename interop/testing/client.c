@@ -5,6 +5,7 @@
  *   client --target T [--channels C] [--service-config JSON | --lb POLICY]
  *          [--calls N] [--rate QPS] [--concurrency K] [--duration-s S]
  *          [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]
+ *          [--rpc UnaryCall,EmptyCall] [--metadata [RPC:]KEY:VALUE]...
  *          [--wait-for-ready] [--peer-index I --peer-count N]
  *          [--stats-port P] [--summary-file PATH] [--linger-s S]
  *
@@ -34,6 +35,7 @@
 
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
+#include "interop/testing/call_options.h"
 #include "interop/testing/client_policy.h"
 #include "interop/testing/client_stats.h"
 #include "interop/common/delay_queue.h"
@@ -64,13 +66,15 @@ typedef struct options {
   long status_port; /* -1: no aperture status server */
   long max_backoff_ms; /* 0: gRPC's default reconnect backoff */
   long dns_min_interval_ms; /* 0: gRPC's default (30 s between re-resolutions) */
+  call_options call_opts; /* --rpc and --metadata */
 } options;
 
 /* One call in flight. */
 typedef struct call_ctx {
   grpc_call *call;
   int64_t start_ns;
-  grpc_metadata send_md[1];
+  client_method method;
+  grpc_metadata send_md[1 + CALL_OPTIONS_MAX_METADATA];
   grpc_metadata_array initial_md;
   grpc_metadata_array trailing_md;
   grpc_byte_buffer *request;
@@ -123,27 +127,31 @@ static grpc_byte_buffer *make_request(client_method m) {
 }
 
 static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue *cq,
-                      grpc_slice method_path) {
+                      client_method m, grpc_slice method_path) {
   call_ctx *c = calloc(1, sizeof(*c));
   if (c == NULL) return -1;
   c->start_ns = now_ns();
+  c->method = m;
   gpr_timespec deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
                                        gpr_time_from_millis(o->timeout_ms, GPR_TIMESPAN));
   c->call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method_path, NULL,
                                      deadline, NULL);
   grpc_metadata_array_init(&c->initial_md);
   grpc_metadata_array_init(&c->trailing_md);
-  c->request = make_request(o->method);
+  c->request = make_request(m);
   grpc_op ops[6];
   memset(ops, 0, sizeof(ops));
   size_t n = 0;
   ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
+  size_t md = 0;
   if (o->rpc_behavior) {
     c->send_md[0].key = grpc_slice_from_static_string("rpc-behavior");
     c->send_md[0].value = grpc_slice_from_static_string(o->rpc_behavior);
-    ops[n].data.send_initial_metadata.count = 1;
-    ops[n].data.send_initial_metadata.metadata = c->send_md;
+    md = 1;
   }
+  md += io_call_options_metadata(&o->call_opts, m, c->send_md + md, CALL_OPTIONS_MAX_METADATA);
+  ops[n].data.send_initial_metadata.count = md;
+  ops[n].data.send_initial_metadata.metadata = md > 0 ? c->send_md : NULL;
   if (o->wait_for_ready) ops[n].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY;
   n++;
   ops[n].op = GRPC_OP_SEND_MESSAGE;
@@ -170,11 +178,11 @@ static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue 
 
 static void finish_call(const options *o, client_stats *stats, call_ctx *c) {
   char peer[128];
-  call_peer(c, o->method, peer, sizeof(peer));
+  call_peer(c, c->method, peer, sizeof(peer));
   uint64_t us = (uint64_t)((now_ns() - c->start_ns) / 1000);
   int code = (int)c->status;
   if (code < 0 || code > 16) code = GRPC_STATUS_UNKNOWN;
-  io_client_stats_finished(stats, o->method, code, peer, us);
+  io_client_stats_finished(stats, c->method, code, peer, us);
   if (code != GRPC_STATUS_OK) {
     char *address = grpc_call_get_peer(c->call);
     io_client_stats_failed_address(stats, address);
@@ -194,6 +202,7 @@ static void usage(void) {
           "usage: client --target T [--channels C] [--service-config JSON | --lb POLICY]\n"
           "              [--calls N] [--rate QPS] [--concurrency K] [--duration-s S]\n"
           "              [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]\n"
+          "              [--rpc UnaryCall,EmptyCall] [--metadata [RPC:]KEY:VALUE]...\n"
           "              [--wait-for-ready] [--peer-index I --peer-count N]\n"
           "              [--stats-port P] [--status-port P] [--summary-file PATH]\n"
           "              [--linger-s S] [--max-backoff-ms MS] [--dns-min-interval-ms MS]\n"
@@ -214,6 +223,7 @@ static int parse_options(int argc, char **argv, options *o) {
   o->peer_count = -1;
   o->stats_port = -1;
   o->status_port = -1;
+  io_call_options_init(&o->call_opts);
   const flag_spec specs[] = {
       {"channels", FLAG_LONG, &o->channels, 1, MAX_CHANNELS},
       {"calls", FLAG_LONG, &o->calls, 0, 100000000},
@@ -262,6 +272,17 @@ static int parse_options(int argc, char **argv, options *o) {
         fprintf(stderr, "flag --method: '%s' is not unary or empty\n", v);
         return -1;
       }
+      o->call_opts.rpcs[0] = o->method;
+      o->call_opts.n_rpcs = 1;
+      continue;
+    }
+    if ((r = io_flag_match(argc, argv, &i, "rpc", &v)) != 0) {
+      if (r < 0 || io_call_options_set_rpcs(&o->call_opts, v) != 0) return -1;
+      o->method = o->call_opts.rpcs[0];
+      continue;
+    }
+    if ((r = io_flag_match(argc, argv, &i, "metadata", &v)) != 0) {
+      if (r < 0 || io_call_options_add_metadata(&o->call_opts, v) != 0) return -1;
       continue;
     }
     if (strcmp(argv[i], "--print-policies") == 0) {
@@ -311,8 +332,22 @@ static void write_summary(FILE *f, void *arg) {
   ap_json_write_string(f, s->o->target);
   fprintf(f, ",\"service_config\":");
   ap_json_write_string(f, s->o->service_config ? s->o->service_config : "");
-  fprintf(f, ",\"channels\":%ld,\"method\":\"%s\"", s->o->channels,
+  fprintf(f, ",\"channels\":%ld,\"method\":\"%s\",\"rpcs\":[", s->o->channels,
           io_client_method_name(s->o->method));
+  for (size_t r = 0; r < s->o->call_opts.n_rpcs; r++)
+    fprintf(f, "%s\"%s\"", r ? "," : "", io_call_options_rpc_name(s->o->call_opts.rpcs[r]));
+  fprintf(f, "],\"metadata\":{");
+  for (size_t k = 0; k < s->o->call_opts.n_md; k++) {
+    const call_metadata *md = &s->o->call_opts.md[k];
+    char key[96];
+    snprintf(key, sizeof key, "%s%s%s", md->rpc >= 0 ? io_call_options_rpc_name((client_method)md->rpc) : "",
+             md->rpc >= 0 ? ":" : "", md->key);
+    fprintf(f, "%s", k ? "," : "");
+    ap_json_write_string(f, key);
+    fputc(':', f);
+    ap_json_write_string(f, md->value);
+  }
+  fputc('}', f);
   fprintf(f, ",\"peer_index\":%ld,\"peer_count\":%ld", s->o->peer_index, s->o->peer_count);
   fprintf(f, ",\"started\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_code\":{", t.started, t.ok,
           t.failed);
@@ -336,7 +371,7 @@ static void write_summary(FILE *f, void *arg) {
   fprintf(f, "}\n");
 }
 
-int main(int argc, char **argv) {
+int io_main(int argc, char **argv) {
   options o;
   if (parse_options(argc, argv, &o) != 0) return 2;
   struct sigaction sa;
@@ -398,9 +433,9 @@ int main(int argc, char **argv) {
   for (long c = 0; c < o.channels; c++) channels[c] = grpc_channel_create(o.target, creds, &chargs);
   grpc_channel_credentials_release(creds);
   grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
-  grpc_slice method_path = grpc_slice_from_static_string(
-      o.method == CLIENT_EMPTY ? "/grpc.testing.TestService/EmptyCall"
-                               : "/grpc.testing.TestService/UnaryCall");
+  grpc_slice method_paths[CLIENT_METHODS];
+  method_paths[CLIENT_UNARY] = grpc_slice_from_static_string("/grpc.testing.TestService/UnaryCall");
+  method_paths[CLIENT_EMPTY] = grpc_slice_from_static_string("/grpc.testing.TestService/EmptyCall");
 
   /* Driver: keep up to `concurrency` calls in flight, pace starts at
    * `rate`, stop at `calls` or `duration_s`, whichever comes first. */
@@ -414,9 +449,10 @@ int main(int argc, char **argv) {
     bool more = !g_stop && now < end && (o.calls == 0 || sent < o.calls);
     if (!more && inflight == 0) break;
     while (more && inflight < o.concurrency && now >= next_send) {
-      io_client_stats_started(stats, o.method);
-      if (start_call(&o, channels[next_channel], cq, method_path) == 0) inflight++;
-      else io_client_stats_finished(stats, o.method, GRPC_STATUS_INTERNAL, NULL, 0);
+      client_method m = io_call_options_rpc(&o.call_opts, sent);
+      io_client_stats_started(stats, m);
+      if (start_call(&o, channels[next_channel], cq, m, method_paths[m]) == 0) inflight++;
+      else io_client_stats_finished(stats, m, GRPC_STATUS_INTERNAL, NULL, 0);
       next_channel = (next_channel + 1) % o.channels;
       sent++;
       if (interval > 0) {

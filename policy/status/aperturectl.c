@@ -4,6 +4,7 @@
  *   aperturectl status ADDRESS [--target SUBSTR] [--json] [--max-endpoints N]
  *                              [--start N] [--no-endpoints] [--timeout-ms N]
  *   aperturectl health ADDRESS [--service NAME] [--timeout-ms N]
+ *   aperturectl metrics ADDRESS [--target SUBSTR] [--timeout-ms N]
  *
  * Exit codes: 0 success, 1 the call failed (unreachable, deadline, error
  * status, or NOT_SERVING), 2 usage error, 3 the response could not be decoded.
@@ -19,6 +20,7 @@
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "policy/status/ap_json_string.h"
+#include "policy/status/ap_metrics.h"
 #include "policy/status/ap_status_client.h"
 
 enum { EXIT_OK = 0, EXIT_RPC = 1, EXIT_USAGE = 2, EXIT_DECODE = 3 };
@@ -28,6 +30,7 @@ static const char *kUsage =
     "  aperturectl status ADDRESS [--target SUBSTR] [--json] [--max-endpoints N]\n"
     "                             [--start N] [--no-endpoints] [--timeout-ms N]\n"
     "  aperturectl health ADDRESS [--service NAME] [--timeout-ms N]\n"
+    "  aperturectl metrics ADDRESS [--target SUBSTR] [--timeout-ms N]  (Prometheus text)\n"
     "ADDRESS is host:port of the status server, e.g. 127.0.0.1:9901.\n"
     "--max-endpoints 0 means the server default (1000); the server caps it at 10000.\n"
     "Exit codes: 0 ok, 1 call failed, 2 usage, 3 undecodable response.\n";
@@ -200,7 +203,8 @@ static int report_call_failure(const char *address, int timeout_ms,
   return EXIT_RPC;
 }
 
-static int cmd_status(const char *address, int argc, char **argv) {
+/* `metrics` is `status` printed as Prometheus text (ap_metrics.h). */
+static int cmd_status(const char *address, int argc, char **argv, int metrics) {
   Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
   int json = 0;
   uint32_t timeout_ms = 5000;
@@ -256,7 +260,9 @@ static int cmd_status(const char *address, int argc, char **argv) {
     fprintf(stderr, "aperturectl: %s sent an undecodable GetRingStateResponse\n", address);
     return EXIT_DECODE;
   }
-  if (json) print_json(resp); else print_table(resp);
+  if (metrics) ap_metrics_write(stdout, resp);
+  else if (json) print_json(resp);
+  else print_table(resp);
   aperture__v1__get_ring_state_response__free_unpacked(resp, NULL);
   return fflush(stdout) == 0 ? EXIT_OK : EXIT_RPC;
 }
@@ -322,7 +328,8 @@ int main(int argc, char **argv) {
     fputs(kUsage, stderr);
     return EXIT_USAGE;
   }
-  if (strcmp(argv[1], "status") == 0) return cmd_status(argv[2], argc - 3, argv + 3);
+  if (strcmp(argv[1], "status") == 0) return cmd_status(argv[2], argc - 3, argv + 3, 0);
+  if (strcmp(argv[1], "metrics") == 0) return cmd_status(argv[2], argc - 3, argv + 3, 1);
   if (strcmp(argv[1], "health") == 0) return cmd_health(argv[2], argc - 3, argv + 3);
   fprintf(stderr, "aperturectl: unknown command \"%s\"\n%s", argv[1], kUsage);
   return EXIT_USAGE;

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Stages the aperture package tree and builds the .deb with dpkg-deb.
+#   build_deb.sh OUT.deb VERSION LIB.so HEADER APERTURECTL PROTO PC_IN
+# Depends: is computed from the shared libraries that libaperture.so and
+# aperturectl need (objdump NEEDED -> the Debian package that ships each,
+# at least the installed version's upstream part).
+set -euo pipefail
+
+out=$1 version=$2 lib=$3 header=$4 ctl=$5 proto=$6 pc_in=$7
+
+arch=$(dpkg --print-architecture)
+multiarch=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
+stage=$(mktemp -d "${TMPDIR:-/tmp}/aperture-deb.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+chmod 0755 "$stage"
+
+install -d "$stage/DEBIAN" "$stage/usr/bin" "$stage/usr/include" \
+  "$stage/usr/lib/$multiarch/pkgconfig" "$stage/usr/share/aperture/proto/aperture/v1" \
+  "$stage/usr/share/doc/aperture"
+install -m 0644 "$lib" "$stage/usr/lib/$multiarch/libaperture.so"
+install -m 0755 "$ctl" "$stage/usr/bin/aperturectl"
+install -m 0644 "$header" "$stage/usr/include/aperture.h"
+install -m 0644 "$proto" "$stage/usr/share/aperture/proto/aperture/v1/status.proto"
+sed -e "s|@MULTIARCH@|$multiarch|" -e "s|@VERSION@|$version|" "$pc_in" \
+  >"$stage/usr/lib/$multiarch/pkgconfig/aperture.pc"
+chmod 0644 "$stage/usr/lib/$multiarch/pkgconfig/aperture.pc"
+strip --strip-unneeded "$stage/usr/lib/$multiarch/libaperture.so" "$stage/usr/bin/aperturectl"
+cat >"$stage/usr/share/doc/aperture/README" <<DOC
+aperture $version: a deterministic-aperture load-balancing policy for gRPC
+C-core. Select it with the service config
+  {"loadBalancingConfig": [{"aperture": {}}]}
+and register it by linking libaperture (pkg-config --cflags --libs aperture)
+or by preloading it: LD_PRELOAD=/usr/lib/$multiarch/libaperture.so.
+aperturectl status HOST:PORT reads a process's status service
+(/usr/share/aperture/proto/aperture/v1/status.proto).
+DOC
+chmod 0644 "$stage/usr/share/doc/aperture/README"
+
+# Runtime dependencies from the ELF NEEDED entries.
+declare -A deps=()
+for elf in "$stage/usr/lib/$multiarch/libaperture.so" "$stage/usr/bin/aperturectl"; do
+  for soname in $(objdump -p "$elf" | awk '$1 == "NEEDED" { print $2 }'); do
+    # (whole outputs are read: no early exit that would SIGPIPE a pipe)
+    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && !found { print $NF; found = 1 }')
+    [ -n "$path" ] || { echo "build_deb: no library for $soname" >&2; exit 1; }
+    owners=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path" 2>/dev/null || true)
+    owner=${owners%%:*}
+    [ -n "$owner" ] || { echo "build_deb: no package ships $path" >&2; exit 1; }
+    v=$(dpkg-query -W -f='${Version}' "$owner")
+    v=${v%%-*} # the upstream version: any Debian revision of it will do
+    deps[$owner]="$owner (>= ${v#*:})"
+  done
+done
+depends=$(printf '%s\n' "${deps[@]}" | sort | paste -sd, | sed 's/,/, /g')
+size_kb=$(du -k -s --exclude=DEBIAN "$stage" | cut -f1)
+
+cat >"$stage/DEBIAN/control" <<CTL
+Package: aperture
+Version: $version
+Architecture: $arch
+Maintainer: aperture maintainers <aperture@localhost>
+Installed-Size: $size_kb
+Depends: $depends
+Section: libs
+Priority: optional
+Description: deterministic-aperture load balancing for gRPC C-core
+ A load-balancing policy plugin for gRPC's C core (gRPC 1.51): clients agree
+ on a ring of backends, each connects only to its slice of the ring and
+ spreads calls inside it with power-of-two choices. Ships libaperture.so
+ (link it or LD_PRELOAD it), aperture.h, the pkg-config file, the
+ aperturectl status tool and the status service's .proto.
+CTL
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >/dev/null

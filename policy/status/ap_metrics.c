@@ -1,0 +1,145 @@
+/*
+ * One family at a time (a scraper wants each family's samples together):
+ * a table of ring-level families and one of endpoint-level families, each
+ * with a getter. Counters are declared without "_total" and sampled with
+ * it, as OpenMetrics wants; Prometheus' text parser accepts the same.
+ */
+#include "policy/status/ap_metrics.h"
+
+#include <math.h>
+
+typedef const Aperture__V1__RingState ring_t;
+typedef const Aperture__V1__EndpointState endpoint_t;
+
+typedef struct ring_family {
+  const char *name, *type, *help;
+  double (*get)(ring_t *g);
+} ring_family;
+
+typedef struct endpoint_family {
+  const char *name, *type, *help;
+  double (*get)(endpoint_t *e);
+} endpoint_family;
+
+static double r_peer_index(ring_t *g) { return g->peer_index; }
+static double r_peer_count(ring_t *g) { return g->peer_count; }
+static double r_offset(ring_t *g) { return g->offset; }
+static double r_width(ring_t *g) { return g->width; }
+static double r_min(ring_t *g) { return g->min_aperture; }
+static double r_logical(ring_t *g) { return g->logical_aperture; }
+static double r_physical(ring_t *g) { return g->physical_aperture; }
+static double r_widened(ring_t *g) { return g->widened; }
+static double r_draining(ring_t *g) { return g->draining; }
+static double r_endpoints(ring_t *g) { return g->endpoint_count; }
+static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
+static double r_updates(ring_t *g) { return (double)g->resolver_updates; }
+static double r_rebuilds(ring_t *g) { return (double)g->rebuilds; }
+static double r_created(ring_t *g) { return (double)g->subchannels_created; }
+static double r_destroyed(ring_t *g) { return (double)g->subchannels_destroyed; }
+static double r_widenings(ring_t *g) { return (double)g->widenings; }
+
+static const ring_family kRing[] = {
+    {"aperture_peer_index", "gauge", "This channel's peer index (its coordinate).", r_peer_index},
+    {"aperture_peer_count", "gauge", "The peer count of the coordinate.", r_peer_count},
+    {"aperture_window_offset", "gauge", "Start of this channel's window on the ring, in [0, 1).", r_offset},
+    {"aperture_window_width", "gauge", "Width of the window, in (0, 1].", r_width},
+    {"aperture_min_aperture", "gauge", "Configured minAperture.", r_min},
+    {"aperture_logical_aperture", "gauge", "Logical aperture A (clamped to the endpoints).", r_logical},
+    {"aperture_physical_aperture", "gauge", "Endpoints this channel connects to (members).", r_physical},
+    {"aperture_widened", "gauge", "Members added by widening (failing members replaced).", r_widened},
+    {"aperture_draining", "gauge", "Removed endpoints still draining under removalGraceMs.", r_draining},
+    {"aperture_endpoints", "gauge", "Endpoints on the ring.", r_endpoints},
+    {"aperture_affinity_sessions", "gauge", "Sticky sessions in the session table.", r_sessions},
+    {"aperture_resolver_updates", "counter", "Resolver (or xDS) address updates received.", r_updates},
+    {"aperture_ring_rebuilds", "counter", "Ring rebuilds.", r_rebuilds},
+    {"aperture_subchannels_created", "counter", "Subchannels created (connections opened to members).", r_created},
+    {"aperture_subchannels_destroyed", "counter", "Subchannels destroyed.", r_destroyed},
+    {"aperture_widenings", "counter", "Times the picker widened past the aperture.", r_widenings},
+};
+
+static double e_picks(endpoint_t *e) { return (double)e->picks; }
+static double e_failures(endpoint_t *e) { return (double)e->failures; }
+static double e_outstanding(endpoint_t *e) { return (double)e->outstanding; }
+static double e_in_aperture(endpoint_t *e) { return e->in_aperture ? 1 : 0; }
+static double e_widened(endpoint_t *e) { return e->widened ? 1 : 0; }
+static double e_draining(endpoint_t *e) { return e->draining ? 1 : 0; }
+static double e_pick_weight(endpoint_t *e) { return e->pick_weight; }
+static double e_ready(endpoint_t *e) {
+  return e->connectivity == APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY ? 1 : 0;
+}
+
+static const endpoint_family kEndpoint[] = {
+    {"aperture_endpoint_picks", "counter", "Calls picked for this endpoint.", e_picks},
+    {"aperture_endpoint_failures", "counter", "Calls to this endpoint that failed.", e_failures},
+    {"aperture_endpoint_outstanding", "gauge", "Calls in flight to this endpoint.", e_outstanding},
+    {"aperture_endpoint_in_aperture", "gauge", "1 when the endpoint is a member of the aperture.", e_in_aperture},
+    {"aperture_endpoint_widened", "gauge", "1 when it is a member by widening.", e_widened},
+    {"aperture_endpoint_draining", "gauge", "1 when it was removed and still drains.", e_draining},
+    {"aperture_endpoint_pick_weight", "gauge", "Its weight in the pick (share of the window it covers).", e_pick_weight},
+    {"aperture_endpoint_ready", "gauge", "1 when its subchannel is READY.", e_ready},
+};
+
+/* A label value with \, " and newline escaped. */
+static void label_value(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; s != NULL && *s; s++) {
+    if (*s == '\\') fputs("\\\\", out);
+    else if (*s == '"') fputs("\\\"", out);
+    else if (*s == '\n') fputs("\\n", out);
+    else fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static void value(FILE *out, double v) {
+  if (isnan(v)) fputs("NaN", out);
+  else if (isinf(v)) fputs(v > 0 ? "+Inf" : "-Inf", out);
+  else fprintf(out, "%.17g", v);
+}
+
+static void header(FILE *out, const char *name, const char *type, const char *help) {
+  fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static const char *suffix(const char *type) { return type[0] == 'c' ? "_total" : ""; }
+
+int ap_metrics_write(FILE *out, const Aperture__V1__GetRingStateResponse *r) {
+  if (out == NULL || r == NULL) return -1;
+  header(out, "aperture_ring", "info", "A channel's aperture ring: its mode and coordinate source.");
+  for (size_t i = 0; i < r->n_rings; i++) {
+    fputs("aperture_ring_info{target=", out);
+    label_value(out, r->rings[i]->target);
+    fputs(",mode=", out);
+    label_value(out, r->rings[i]->mode);
+    fputs(",coordinate_source=", out);
+    label_value(out, r->rings[i]->coordinate_source_name);
+    fputs("} 1\n", out);
+  }
+  for (size_t f = 0; f < sizeof kRing / sizeof kRing[0]; f++) {
+    header(out, kRing[f].name, kRing[f].type, kRing[f].help);
+    for (size_t i = 0; i < r->n_rings; i++) {
+      fprintf(out, "%s%s{target=", kRing[f].name, suffix(kRing[f].type));
+      label_value(out, r->rings[i]->target);
+      fputs("} ", out);
+      value(out, kRing[f].get(r->rings[i]));
+      fputc('\n', out);
+    }
+  }
+  for (size_t f = 0; f < sizeof kEndpoint / sizeof kEndpoint[0]; f++) {
+    header(out, kEndpoint[f].name, kEndpoint[f].type, kEndpoint[f].help);
+    for (size_t i = 0; i < r->n_rings; i++) {
+      for (size_t k = 0; k < r->rings[i]->n_endpoints; k++) {
+        endpoint_t *e = r->rings[i]->endpoints[k];
+        fprintf(out, "%s%s{target=", kEndpoint[f].name, suffix(kEndpoint[f].type));
+        label_value(out, r->rings[i]->target);
+        fputs(",address=", out);
+        label_value(out, e->address);
+        fputs("} ", out);
+        value(out, kEndpoint[f].get(e));
+        fputc('\n', out);
+      }
+    }
+  }
+  fputs("# EOF\n", out);
+  return ferror(out) ? -1 : 0;
+}
