@@ -19,8 +19,8 @@ namespace {
 std::string RunSimPeers(const std::string& args) {
   const char* srcdir = getenv("TEST_SRCDIR");
   const char* ws = getenv("TEST_WORKSPACE");
-  std::string bin = (srcdir && ws) ? std::string(srcdir) + "/" + ws + "/interop/sim"
-                                   : "interop/sim";
+  std::string bin = (srcdir && ws) ? std::string(srcdir) + "/" + ws + "/interop/sim/sim"
+                                   : "interop/sim/sim";
   FILE* p = popen((bin + " peers " + args).c_str(), "r");
   std::string out;
   if (p == nullptr) return out;
