@@ -371,7 +371,7 @@ static void write_summary(FILE *f, void *arg) {
   fprintf(f, "}\n");
 }
 
-int io_main(int argc, char **argv) {
+int main(int argc, char **argv) {
   options o;
   if (parse_options(argc, argv, &o) != 0) return 2;
   struct sigaction sa;

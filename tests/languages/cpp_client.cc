@@ -17,7 +17,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-int io_main(int argc, char **argv) {
+int main(int argc, char **argv) {
   if (argc != 4 || atoi(argv[3]) <= 0) {
     fprintf(stderr, "usage: cpp_client TARGET SERVICE_CONFIG_JSON CALLS\n");
     return 2;
