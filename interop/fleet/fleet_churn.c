@@ -300,15 +300,10 @@ static int start_clients(point_fleet *pf, const churn_mode *m, mode_clients *mc,
     mc->n = c + 1;
   }
   for (int c = 0; m->aperture && c < mc->n; c++) {
-    char line[128], status_target[160];
-    if (io_proc_wait_line(mc->p[c], "status listening ", 20000, line, sizeof(line)) != 0) {
-      snprintf(err, err_len, "client %d printed no status address (see %.100s)", c, pf->dir);
-      return -1;
-    }
-    snprintf(status_target, sizeof(status_target), "ipv4:%s", line);
-    mc->status[c] = io_unary_channel_create(status_target, NULL);
+    const char *why = "";
+    mc->status[c] = io_fleet_client_status_channel(mc->p[c], &why);
     if (mc->status[c] == NULL) {
-      snprintf(err, err_len, "no channel to client %d's status server", c);
+      snprintf(err, err_len, "client %d %s (see %.100s)", c, why, pf->dir);
       return -1;
     }
   }

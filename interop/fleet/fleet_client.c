@@ -1,6 +1,9 @@
 #include "interop/fleet/fleet_client.h"
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "interop/common/unary_call.h"
 
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
   if (o == NULL || o->bin == NULL || o->target == NULL || o->service_config == NULL ||
@@ -49,4 +52,16 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
   }
   argv[n] = NULL;
   return io_proc_start((char *const *)argv, log);
+}
+
+grpc_channel *io_fleet_client_status_channel(proc *p, const char **why) {
+  char line[128], status_target[160];
+  if (p == NULL || io_proc_wait_line(p, "status listening ", 20000, line, sizeof(line)) != 0) {
+    if (why) *why = "printed no status address";
+    return NULL;
+  }
+  snprintf(status_target, sizeof(status_target), "ipv4:%s", line);
+  grpc_channel *ch = io_unary_channel_create(status_target, NULL);
+  if (ch == NULL && why) *why = "no channel to its status server";
+  return ch;
 }

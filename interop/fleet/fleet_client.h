@@ -4,6 +4,8 @@
 #ifndef APERTURE_INTEROP_FLEET_CLIENT_H
 #define APERTURE_INTEROP_FLEET_CLIENT_H
 
+#include <grpc/grpc.h>
+
 #include "interop/common/proc.h"
 
 #ifdef __cplusplus
@@ -32,6 +34,13 @@ typedef struct fleet_client_opts {
  * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field
  * or the process did not start. */
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
+
+/* For a client started with status_server = 1: waits up to 20 s for it to
+ * print its status address, then opens a channel to that status server
+ * (the caller destroys it). NULL on failure, with *why (if not NULL) set to
+ * what went wrong: "printed no status address" or "no channel to its status
+ * server". */
+grpc_channel *io_fleet_client_status_channel(proc *p, const char **why);
 
 #ifdef __cplusplus
 }

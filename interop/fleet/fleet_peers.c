@@ -119,15 +119,10 @@ static int start_client(peers_fleet *pf, int k, char *err, size_t err_len) {
       .status_server = 1,
   };
   pf->p[k] = io_fleet_client_start(&co, log);
-  char line[128], status_target[160];
-  if (pf->p[k] == NULL || io_proc_wait_line(pf->p[k], "status listening ", 20000, line, sizeof(line)) != 0) {
-    snprintf(err, err_len, "client %d did not start (see %.100s)", k, pf->dir);
-    return -1;
-  }
-  snprintf(status_target, sizeof(status_target), "ipv4:%s", line);
-  pf->status[k] = io_unary_channel_create(status_target, NULL);
+  const char *why = "did not start";
+  pf->status[k] = pf->p[k] ? io_fleet_client_status_channel(pf->p[k], &why) : NULL;
   if (pf->status[k] == NULL) {
-    snprintf(err, err_len, "no channel to client %d's status server", k);
+    snprintf(err, err_len, "client %d %s (see %.100s)", k, why, pf->dir);
     return -1;
   }
   return 0;

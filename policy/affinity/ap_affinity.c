@@ -18,10 +18,25 @@
 void ap_affinity_config_init(ap_affinity_config *c) {
   if (c == NULL) return;
   c->mode = AP_AFFINITY_NONE;
-  c->header = NULL;
+  c->header[0] = '\0';
   c->max_sessions = AP_AFFINITY_DEFAULT_MAX_SESSIONS;
   c->session_idle_ms = AP_AFFINITY_DEFAULT_SESSION_IDLE_MS;
   c->hash_vnodes = AP_AFFINITY_DEFAULT_HASH_VNODES;
+}
+
+int ap_affinity_config_set_header(ap_affinity_config *c, const char *header,
+                                  size_t len, ap_error *err) {
+  if (c == NULL || header == NULL)
+    return ap_error_set(err, AP_EINVAL, "affinityHeader: config or header is NULL");
+  if (len == 0)
+    return ap_error_set(err, AP_EINVAL, "affinityHeader: must not be empty");
+  if (len > AP_AFFINITY_MAX_HEADER_LEN)
+    return ap_error_set(err, AP_ERANGE,
+                        "affinityHeader: longer than %u characters",
+                        AP_AFFINITY_MAX_HEADER_LEN);
+  memcpy(c->header, header, len);
+  c->header[len] = '\0';
+  return AP_OK;
 }
 
 int ap_affinity_mode_parse(const char *name, ap_affinity_mode *out,
@@ -94,7 +109,7 @@ int ap_affinity_config_validate(const ap_affinity_config *c, ap_error *err) {
       c->mode != AP_AFFINITY_HASH)
     return ap_error_set(err, AP_EINVAL, "affinity: unknown mode %d",
                         (int)c->mode);
-  if (c->header == NULL) {
+  if (c->header[0] == '\0') {
     if (c->mode != AP_AFFINITY_NONE)
       return ap_error_set(err, AP_EINVAL,
                           "affinityHeader: required when affinity is \"%s\"",

@@ -42,7 +42,9 @@ typedef enum ap_affinity_mode {
 /* Settings as they appear in the service config under "aperture". */
 typedef struct ap_affinity_config {
   ap_affinity_mode mode;     /* "affinity" */
-  const char *header;        /* "affinityHeader": borrowed, NULL if absent */
+  char header[AP_AFFINITY_MAX_HEADER_LEN + 1]; /* "affinityHeader": owned
+                               copy (ap_affinity_config_set_header), "" if
+                               absent; the struct is self-contained */
   uint64_t max_sessions;     /* "maxSessions" (sticky) */
   uint64_t session_idle_ms;  /* "sessionIdleMs" (sticky); 0 = never expire */
   uint64_t hash_vnodes;      /* "hashVnodes": points per unit weight (hash) */
@@ -51,6 +53,15 @@ typedef struct ap_affinity_config {
 /* Fills *config with the defaults: mode none, no header, the default
  * maxSessions, sessionIdleMs and hashVnodes. NULL is ignored. */
 void ap_affinity_config_init(ap_affinity_config *config);
+
+/* Sets "affinityHeader" to the `len` bytes at `header` (not necessarily
+ * NUL-terminated). AP_EINVAL / AP_ERANGE, with a message naming the field,
+ * when config or header is NULL, the header is empty or longer than
+ * AP_AFFINITY_MAX_HEADER_LEN; the header is then left unset. Its form is
+ * checked by ap_affinity_config_validate(). */
+int ap_affinity_config_set_header(ap_affinity_config *config,
+                                  const char *header, size_t len,
+                                  ap_error *err);
 
 /* Parses a mode name ("none", "sticky", "hash"). AP_EINVAL with a message
  * naming the field "affinity" otherwise. */

@@ -68,9 +68,6 @@ ap_window ap_window_rational(uint64_t start_num, uint64_t len_num,
  * width in (0, 1]. */
 ap_window ap_window_real(double offset, double width);
 
-/* Length of arc i's overlap with the window. */
-double ap_window_overlap(const ap_ring *ring, const ap_window *w, size_t i);
-
 /* Every endpoint overlapping the window (beyond AP_SLIVER_TOLERANCE), in
  * ring order from the arc containing the window's start, with
  * intersection = overlap / arc width and pick_weight = intersection x

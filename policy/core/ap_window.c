@@ -50,7 +50,8 @@ static double overlap_1d(double a0, double a1, double w0, double w1) {
   return hi > lo ? hi - lo : 0.0;
 }
 
-double ap_window_overlap(const ap_ring *ring, const ap_window *w, size_t i) {
+/* Length of arc i's overlap with the window. */
+static double window_overlap(const ap_ring *ring, const ap_window *w, size_t i) {
   const double a0 = ring->bounds[i], a1 = ring->bounds[i + 1];
   if (w->full) return a1 - a0;
   double ov = overlap_1d(a0, a1, w->start, w->end1);
@@ -79,7 +80,7 @@ static size_t walk(const ap_ring *ring, const ap_window *w, member_fn fn,
       if (wrapped && b[j] >= w->end2) break;
     }
     const double arc = b[j + 1] - b[j];
-    const double ov = ap_window_overlap(ring, w, j);
+    const double ov = window_overlap(ring, w, j);
     if (ov > AP_SLIVER_TOLERANCE * arc) {
       double x = ov / arc;
       if (x > 1.0) x = 1.0;
@@ -91,7 +92,7 @@ static size_t walk(const ap_ring *ring, const ap_window *w, member_fn fn,
     /* A window narrower than the tolerance still touches the arc it starts
      * in: keep that one so that no aperture is empty. */
     const double arc = b[s + 1] - b[s];
-    double x = arc > 0.0 ? ap_window_overlap(ring, w, s) / arc : 1.0;
+    double x = arc > 0.0 ? window_overlap(ring, w, s) / arc : 1.0;
     if (!(x > 0.0)) x = 0x1.0p-1022; /* smallest normal: still "in (0, 1]" */
     if (fn != NULL) fn(ctx, s, x);
     members = 1;

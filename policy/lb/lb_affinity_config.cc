@@ -42,7 +42,7 @@ bool ReadInteger(const Json::Object& obj, const char* field, uint64_t lo,
 
 void ParseAffinitySettings(const Json::Object& obj, AffinitySettings* out,
                            const AffinityErrorFn& add_error) {
-  *out = AffinitySettings();
+  ap_affinity_config_init(out);
   bool ok = true;
   auto mode = obj.find("affinity");
   if (mode != obj.end()) {
@@ -67,7 +67,15 @@ void ParseAffinitySettings(const Json::Object& obj, AffinitySettings* out,
       add_error("affinityHeader", "is not a string");
       ok = false;
     } else {
-      out->header = header->second.string_value();
+      const std::string& text = header->second.string_value();
+      ap_error err;
+      if (ap_affinity_config_set_header(out, text.data(), text.size(), &err) !=
+          AP_OK) {
+        absl::string_view msg(err.message);
+        msg.remove_prefix(std::min(msg.size(), sizeof("affinityHeader: ") - 1));
+        add_error("affinityHeader", msg);
+        ok = false;
+      }
     }
   }
   uint64_t v = 0;
@@ -90,15 +98,8 @@ void ParseAffinitySettings(const Json::Object& obj, AffinitySettings* out,
   }
   if (!ok) return;
   // Cross-field rules (header required and well formed) live in the C core.
-  ap_affinity_config c;
-  ap_affinity_config_init(&c);
-  c.mode = out->mode;
-  c.header = header != obj.end() ? out->header.c_str() : nullptr;
-  c.max_sessions = out->max_sessions;
-  c.session_idle_ms = out->session_idle_ms;
-  c.hash_vnodes = out->hash_vnodes;
   ap_error err;
-  if (ap_affinity_config_validate(&c, &err) != AP_OK) {
+  if (ap_affinity_config_validate(out, &err) != AP_OK) {
     // Messages have the form "<field>: <what is wrong>".
     absl::string_view msg(err.message);
     size_t colon = msg.find(": ");

@@ -19,13 +19,16 @@ namespace aperture_lb {
 // Upper bound of sessionIdleMs: one year.
 constexpr uint64_t kMaxSessionIdleMs = 365ull * 24 * 3600 * 1000;
 
-struct AffinitySettings {
-  ap_affinity_mode mode = AP_AFFINITY_NONE;
-  std::string header;  // metadata key carrying the affinity key
-  uint32_t max_sessions = AP_AFFINITY_DEFAULT_MAX_SESSIONS;
-  uint64_t session_idle_ms = AP_AFFINITY_DEFAULT_SESSION_IDLE_MS;
-  uint32_t hash_vnodes = AP_AFFINITY_DEFAULT_HASH_VNODES;
-};
+// The affinity settings are the core's own, self-contained config struct:
+// parsed straight into it and validated by the core.
+using AffinitySettings = ap_affinity_config;
+
+// Defaults of every field (mode none, no header).
+inline AffinitySettings DefaultAffinitySettings() {
+  AffinitySettings s;
+  ap_affinity_config_init(&s);
+  return s;
+}
 
 // Receives one error: the config field and what is wrong with it.
 using AffinityErrorFn =

@@ -138,7 +138,7 @@ class AffinityState {
   }
 
  private:
-  AffinitySettings settings_;
+  AffinitySettings settings_ = DefaultAffinitySettings();
   grpc_core::RefCountedPtr<SessionStore> sessions_;
   grpc_core::RefCountedPtr<SharedHashRing> ring_;  // cache for hash mode
 };

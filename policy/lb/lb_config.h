@@ -46,7 +46,7 @@ struct ApertureSettings {
   uint32_t min_ready = 0;
   bool has_random_seed = false;  // default: one random seed per process
   uint64_t random_seed = 0;
-  AffinitySettings affinity;  // request affinity (lb_affinity_config.h)
+  AffinitySettings affinity = DefaultAffinitySettings();  // lb_affinity_config.h
   // Debounced membership (lb_membership.h): how long an address that left
   // the resolver's list keeps its ring slot (draining, not pickable), and
   // the window in which updates after a ring rebuild are coalesced.

@@ -24,7 +24,7 @@ TEST(AffinityConfig, Defaults) {
   std::memset(&c, 0xab, sizeof c);
   ap_affinity_config_init(&c);
   EXPECT_EQ(c.mode, AP_AFFINITY_NONE);
-  EXPECT_EQ(c.header, nullptr);
+  EXPECT_STREQ(c.header, "");
   EXPECT_EQ(c.max_sessions, AP_AFFINITY_DEFAULT_MAX_SESSIONS);
   EXPECT_EQ(c.session_idle_ms, AP_AFFINITY_DEFAULT_SESSION_IDLE_MS);
   EXPECT_EQ(c.hash_vnodes, AP_AFFINITY_DEFAULT_HASH_VNODES);
@@ -68,18 +68,27 @@ TEST(AffinityConfig, ValidationNamesTheField) {
             "affinityHeader: required when affinity is \"sticky\"");
   c.mode = AP_AFFINITY_HASH;
   EXPECT_EQ(Validate(c), "affinityHeader: required when affinity is \"hash\"");
-  c.header = "x-session-key";
+  ASSERT_EQ(AP_OK, ap_affinity_config_set_header(&c, "x-session-key", 13, nullptr));
   EXPECT_EQ(Validate(c), "");
-  for (const char* bad : {"", "X-Session-Key", "x session", "grpc-timeout",
+  for (const char* bad : {"X-Session-Key", "x session", "grpc-timeout",
                           "x-key-bin", ":path"}) {
-    c.header = bad;
+    ASSERT_EQ(AP_OK, ap_affinity_config_set_header(&c, bad, strlen(bad), nullptr));
     std::string msg = Validate(c);
     EXPECT_EQ(msg.rfind("affinityHeader: ", 0), 0u) << bad << " -> " << msg;
   }
+  // Empty and over-long headers are refused when set, naming the field.
+  ap_error err;
+  EXPECT_EQ(AP_EINVAL, ap_affinity_config_set_header(&c, "", 0, &err));
+  EXPECT_EQ(std::string(err.message).rfind("affinityHeader: ", 0), 0u);
   std::string long_header(AP_AFFINITY_MAX_HEADER_LEN + 1, 'h');
-  c.header = long_header.c_str();
-  EXPECT_EQ(Validate(c).rfind("affinityHeader: ", 0), 0u);
-  c.header = "x-session-key";
+  EXPECT_EQ(AP_ERANGE, ap_affinity_config_set_header(&c, long_header.data(),
+                                                     long_header.size(), &err));
+  EXPECT_EQ(std::string(err.message).rfind("affinityHeader: ", 0), 0u);
+  std::string longest(AP_AFFINITY_MAX_HEADER_LEN, 'h');
+  EXPECT_EQ(AP_OK, ap_affinity_config_set_header(&c, longest.data(),
+                                                 longest.size(), nullptr));
+  EXPECT_EQ(Validate(c), "");
+  ASSERT_EQ(AP_OK, ap_affinity_config_set_header(&c, "x-session-key", 13, nullptr));
   c.max_sessions = 0;
   EXPECT_EQ(Validate(c).rfind("maxSessions: ", 0), 0u) << Validate(c);
   c.max_sessions = AP_SESSION_MAX_SESSIONS + 1;
