@@ -26,6 +26,8 @@ def core_fuzz_test(name, deps):
             "fuzz_input.h",
             "//policy/core:sources",
             "//policy/affinity:sources",
+            "//policy/core:headers",
+            "//policy/affinity:headers",
         ],
         outs = [name + "_fuzzer"],
         cmd = " ".join([
