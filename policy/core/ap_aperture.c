@@ -43,6 +43,49 @@ void ap_subset_params_init(ap_subset_params *params) {
   params->min_aperture = AP_DEFAULT_MIN_APERTURE;
 }
 
+/* The checks ap_aperture_compute() and ap_subset_params_for_client()
+ * share, so both name a bad field the same way. */
+static int validate_params(const ap_subset_params *params, ap_error *err) {
+  if ((unsigned)params->mode >= AP_MODE_COUNT) {
+    return ap_error_set(err, AP_EINVAL, "params.mode is %d, not a known mode",
+                        (int)params->mode);
+  }
+  if (params->peer_count > AP_MAX_PEERS) {
+    return ap_error_set(err, AP_ERANGE, "params.peer_count is %u, max is %u",
+                        params->peer_count, AP_MAX_PEERS);
+  }
+  if (params->peer_count > 0 && params->peer_index >= params->peer_count) {
+    return ap_error_set(err, AP_EINVAL,
+                        "params.peer_index is %u, must be < peer_count %u",
+                        params->peer_index, params->peer_count);
+  }
+  if (params->min_aperture == 0) {
+    return ap_error_set(err, AP_EINVAL, "params.min_aperture must be >= 1");
+  }
+  if (params->min_aperture > AP_MAX_PEERS) {
+    return ap_error_set(err, AP_ERANGE, "params.min_aperture is %u, max is %u",
+                        params->min_aperture, AP_MAX_PEERS);
+  }
+  return AP_OK;
+}
+
+int ap_subset_params_for_client(ap_mode mode, uint32_t client,
+                                uint32_t clients, uint32_t min_aperture,
+                                uint64_t random_seed, ap_subset_params *out,
+                                ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  ap_subset_params_init(out);
+  const ap_subset_params p = {.mode = mode,
+                              .peer_index = client,
+                              .peer_count = clients,
+                              .min_aperture = min_aperture,
+                              .random_seed = random_seed};
+  int rc = validate_params(&p, err);
+  if (rc != AP_OK) return rc;
+  *out = p;
+  return AP_OK;
+}
+
 ap_aperture *ap_aperture_alloc(size_t capacity) {
   ap_aperture *ap = calloc(1, sizeof(*ap));
   if (ap == NULL) return NULL;
@@ -108,33 +151,14 @@ int ap_aperture_compute(const ap_ring *ring, const ap_subset_params *params,
   if (params == NULL) {
     return ap_error_set(err, AP_EINVAL, "params must not be NULL");
   }
-  if ((unsigned)params->mode >= AP_MODE_COUNT) {
-    return ap_error_set(err, AP_EINVAL, "params.mode is %d, not a known mode",
-                        (int)params->mode);
-  }
-  if (params->peer_count > AP_MAX_PEERS) {
-    return ap_error_set(err, AP_ERANGE, "params.peer_count is %u, max is %u",
-                        params->peer_count, AP_MAX_PEERS);
-  }
-  if (params->peer_count > 0 && params->peer_index >= params->peer_count) {
-    return ap_error_set(err, AP_EINVAL,
-                        "params.peer_index is %u, must be < peer_count %u",
-                        params->peer_index, params->peer_count);
-  }
-  if (params->min_aperture == 0) {
-    return ap_error_set(err, AP_EINVAL, "params.min_aperture must be >= 1");
-  }
-  if (params->min_aperture > AP_MAX_PEERS) {
-    return ap_error_set(err, AP_ERANGE, "params.min_aperture is %u, max is %u",
-                        params->min_aperture, AP_MAX_PEERS);
-  }
+  int rc = validate_params(params, err);
+  if (rc != AP_OK) return rc;
   const size_t n = ap_ring_size(ring);
   const uint32_t logical =
       params->min_aperture < n ? params->min_aperture : (uint32_t)n;
   ap_mode mode = params->mode;
   /* Without a coordinate only the modes that need none can run. */
   if (params->peer_count == 0 && mode != AP_MODE_MESH) mode = AP_MODE_RANDOM;
-  int rc;
   ap_aperture *ap = NULL;
   switch (mode) {
     case AP_MODE_CONTINUOUS:

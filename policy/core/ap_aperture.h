@@ -88,6 +88,18 @@ typedef struct ap_subset_params {
  * seed 0. */
 void ap_subset_params_init(ap_subset_params *params);
 
+/* Fills `out` with the subset parameters of client `client` of `clients`
+ * in one service: the given mode, min_aperture and random-mode seed (the
+ * other fields as ap_subset_params_init()). Validates what
+ * ap_aperture_compute() would, with its messages (mode known, clients <=
+ * AP_MAX_PEERS, client < clients unless clients is 0 = coordinate unknown,
+ * min_aperture in [1, AP_MAX_PEERS]), so a caller learns of a bad
+ * coordinate before it builds a ring. On error `out` holds the defaults. */
+int ap_subset_params_for_client(ap_mode mode, uint32_t client,
+                                uint32_t clients, uint32_t min_aperture,
+                                uint64_t random_seed, ap_subset_params *out,
+                                ap_error *err);
+
 /* One endpoint of an aperture. */
 typedef struct ap_member {
   uint32_t index;       /* ring index of the endpoint */

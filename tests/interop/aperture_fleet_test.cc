@@ -16,7 +16,7 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/unary_call.h"
+#include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {
@@ -62,12 +62,12 @@ TEST_F(ApertureFleetTest, ServerConnectionsEqualThePhysicalAperturesOfTheClients
   int physical_total = 0;
   for (int c = 0; c < kClients; c++) {
     // 100 finished calls: the channel is up and picking.
-    grpc_channel *sch = unary_channel_create(("ipv4:" + stats_addr[c]).c_str(), nullptr);
+    grpc_channel *sch = io_unary_channel_create(("ipv4:" + stats_addr[c]).c_str(), nullptr);
     Grpc__Testing__LoadBalancerStatsRequest sreq = GRPC__TESTING__LOAD_BALANCER_STATS_REQUEST__INIT;
     sreq.num_rpcs = 100;
     sreq.timeout_sec = 20;
     unary_result sr;
-    ASSERT_EQ(0, unary_call(sch, "/grpc.testing.LoadBalancerStatsService/GetClientStats",
+    ASSERT_EQ(0, io_unary_call(sch, "/grpc.testing.LoadBalancerStatsService/GetClientStats",
                             &sreq.base, &grpc__testing__load_balancer_stats_response__descriptor,
                             nullptr, nullptr, 30000, &sr));
     ASSERT_EQ(GRPC_STATUS_OK, sr.code);
@@ -75,13 +75,13 @@ TEST_F(ApertureFleetTest, ServerConnectionsEqualThePhysicalAperturesOfTheClients
     EXPECT_EQ(0, stats->num_failures);
     std::set<std::string> used;
     for (size_t i = 0; i < stats->n_rpcs_by_peer; i++) used.insert(stats->rpcs_by_peer[i]->key);
-    unary_result_free(&sr);
+    io_unary_result_free(&sr);
     grpc_channel_destroy(sch);
 
-    grpc_channel *ch = unary_channel_create(("ipv4:" + status_addr[c]).c_str(), nullptr);
+    grpc_channel *ch = io_unary_channel_create(("ipv4:" + status_addr[c]).c_str(), nullptr);
     Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
     unary_result r;
-    ASSERT_EQ(0, unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
+    ASSERT_EQ(0, io_unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
                             &aperture__v1__get_ring_state_response__descriptor, nullptr, nullptr,
                             10000, &r));
     ASSERT_EQ(GRPC_STATUS_OK, r.code) << r.details;
@@ -103,7 +103,7 @@ TEST_F(ApertureFleetTest, ServerConnectionsEqualThePhysicalAperturesOfTheClients
     // calls only went to members
     EXPECT_LE(used.size(), static_cast<size_t>(members));
     physical_total += members;
-    unary_result_free(&r);
+    io_unary_result_free(&r);
     grpc_channel_destroy(ch);
   }
   EXPECT_LT(physical_total, kServers * kClients);
@@ -117,7 +117,7 @@ TEST_F(ApertureFleetTest, ServerConnectionsEqualThePhysicalAperturesOfTheClients
     bool all_match = true;
     for (int i = 0; i < kServers; i++) {
       Json snap = servers.Snapshot(i);
-      conns[i] = static_cast<int>(json_get_number(snap.get(), "connections_current", -1));
+      conns[i] = static_cast<int>(io_json_get_number(snap.get(), "connections_current", -1));
       if (conns[i] != expected[servers.port(i)]) all_match = false;
     }
     if (all_match) break;
@@ -141,9 +141,9 @@ Json RunFleet(const std::vector<std::string> &args, const std::string &dir) {
 }
 
 const json_value *FindRun(const json_value *report, const std::string &mode) {
-  const json_value *runs = json_get(report, "runs");
-  for (size_t i = 0; i < json_size(runs); i++) {
-    if (mode == json_string(json_get(json_at(runs, i), "mode"))) return json_at(runs, i);
+  const json_value *runs = io_json_get(report, "runs");
+  for (size_t i = 0; i < io_json_size(runs); i++) {
+    if (mode == io_json_string(io_json_get(io_json_at(runs, i), "mode"))) return io_json_at(runs, i);
   }
   return nullptr;
 }
@@ -166,12 +166,12 @@ TEST_F(ApertureFleetTest, ContinuousApertureBalancesWithFewerConnectionsThanRoun
   const json_value *rr = FindRun(report.get(), "round_robin");
   ASSERT_NE(nullptr, ap);
   ASSERT_NE(nullptr, rr);
-  EXPECT_EQ(0, json_get_number(ap, "failed", -1));
-  EXPECT_LT(json_get_number(json_get(ap, "calls"), "max_mean", 99), 1.5);
-  EXPECT_GT(json_get_number(json_get(ap, "calls"), "min", 0), 0);
-  EXPECT_LE(json_get_number(ap, "connections_total", 99), 16);
-  EXPECT_GE(json_get_number(ap, "connections_total", 0), 12);
-  EXPECT_EQ(40, json_get_number(rr, "connections_total", -1));
+  EXPECT_EQ(0, io_json_get_number(ap, "failed", -1));
+  EXPECT_LT(io_json_get_number(io_json_get(ap, "calls"), "max_mean", 99), 1.5);
+  EXPECT_GT(io_json_get_number(io_json_get(ap, "calls"), "min", 0), 0);
+  EXPECT_LE(io_json_get_number(ap, "connections_total", 99), 16);
+  EXPECT_GE(io_json_get_number(ap, "connections_total", 0), 12);
+  EXPECT_EQ(40, io_json_get_number(rr, "connections_total", -1));
 }
 
 TEST_F(ApertureFleetTest, P2CGivesTheSlowBackendWellBelowItsFairShare) {
@@ -188,10 +188,10 @@ TEST_F(ApertureFleetTest, P2CGivesTheSlowBackendWellBelowItsFairShare) {
   const json_value *rr = FindRun(report.get(), "round_robin");
   ASSERT_NE(nullptr, ap);
   ASSERT_NE(nullptr, rr);
-  double fair = json_get_number(ap, "fair_share", 0);
-  EXPECT_LT(json_get_number(ap, "slow_share", 1), 0.75 * fair);
-  EXPECT_GT(json_get_number(rr, "slow_share", 0), 0.75 * fair);
-  EXPECT_EQ(0, json_get_number(ap, "failed", -1));
+  double fair = io_json_get_number(ap, "fair_share", 0);
+  EXPECT_LT(io_json_get_number(ap, "slow_share", 1), 0.75 * fair);
+  EXPECT_GT(io_json_get_number(rr, "slow_share", 0), 0.75 * fair);
+  EXPECT_EQ(0, io_json_get_number(ap, "failed", -1));
 }
 
 TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
@@ -200,19 +200,19 @@ TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
   ASSERT_TRUE(report);
   const json_value *ap = FindRun(report.get(), "continuous");
   ASSERT_NE(nullptr, ap);
-  EXPECT_EQ(0, json_get_number(ap, "failed", -1));
-  EXPECT_GT(json_get_number(ap, "ok", 0), 0);
+  EXPECT_EQ(0, io_json_get_number(ap, "failed", -1));
+  EXPECT_GT(io_json_get_number(ap, "ok", 0), 0);
   // Connections closing (the servers recycle them) make every client ask
   // the resolver again, so the added server joins the ring; continuous
   // aperture covers every ring point, so some client sends it calls.
-  const json_value *servers = json_get(ap, "servers");
+  const json_value *servers = io_json_get(ap, "servers");
   ASSERT_NE(nullptr, servers);
   int added = 0;
-  for (size_t i = 0; i < json_size(servers); ++i) {
-    const json_value *s = json_at(servers, i);
-    if (json_get_number(s, "added", 0) == 1) {
+  for (size_t i = 0; i < io_json_size(servers); ++i) {
+    const json_value *s = io_json_at(servers, i);
+    if (io_json_get_number(s, "added", 0) == 1) {
       ++added;
-      EXPECT_GT(json_get_number(s, "calls", 0), 0) << "the added server got no traffic";
+      EXPECT_GT(io_json_get_number(s, "calls", 0), 0) << "the added server got no traffic";
     }
   }
   EXPECT_EQ(1, added);
@@ -239,12 +239,12 @@ TEST(ApertureFleetRestartTest, RestartWithinTheGraceChangesNoSession) {
   ASSERT_TRUE(report);
   const json_value *run = FindRun(report.get(), "smooth");
   ASSERT_NE(nullptr, run);
-  ASSERT_EQ(1, json_get_number(run, "bounce_measured", 0));
-  EXPECT_GT(json_get_number(run, "sessions_before", 0), 0);
-  EXPECT_EQ(0, json_get_number(run, "sessions_changed", -1));
+  ASSERT_EQ(1, io_json_get_number(run, "bounce_measured", 0));
+  EXPECT_GT(io_json_get_number(run, "sessions_before", 0), 0);
+  EXPECT_EQ(0, io_json_get_number(run, "sessions_changed", -1));
   // calls racing s1's own shutdown may fail on s1; nowhere else
-  EXPECT_EQ(0, json_get_number(run, "failed", -1) - json_get_number(run, "failed_on_disturbed", -1));
-  EXPECT_GT(json_get_number(run, "restarted_calls", 0), 0) << "clients never went back to s1";
+  EXPECT_EQ(0, io_json_get_number(run, "failed", -1) - io_json_get_number(run, "failed_on_disturbed", -1));
+  EXPECT_GT(io_json_get_number(run, "restarted_calls", 0), 0) << "clients never went back to s1";
 }
 
 }  // namespace
@@ -263,24 +263,24 @@ namespace {
 // client's status server reports the new list with READY members and the
 // servers' counts match), bounded at 20 s each.
 const json_value *FindGridRow(const json_value *report, const std::string &mode) {
-  const json_value *rows = json_get(json_get(report, "churn_grid"), "rows");
-  for (size_t i = 0; i < json_size(rows); i++) {
-    if (mode == json_string(json_get(json_at(rows, i), "mode"))) return json_at(rows, i);
+  const json_value *rows = io_json_get(io_json_get(report, "churn_grid"), "rows");
+  for (size_t i = 0; i < io_json_size(rows); i++) {
+    if (mode == io_json_string(io_json_get(io_json_at(rows, i), "mode"))) return io_json_at(rows, i);
   }
   return nullptr;
 }
 
 void ExpectMeasuredAsPredicted(const json_value *row, const char *step) {
-  SCOPED_TRACE(std::string(json_string(json_get(row, "mode"))) + " " + step);
-  const json_value *st = json_get(row, step);
+  SCOPED_TRACE(std::string(io_json_string(io_json_get(row, "mode"))) + " " + step);
+  const json_value *st = io_json_get(row, step);
   ASSERT_NE(nullptr, st);
-  ASSERT_EQ(1, json_bool(json_get(st, "measured"), 0));
-  EXPECT_EQ(1, json_bool(json_get(st, "settled"), 0));
-  EXPECT_GT(json_get_number(st, "sessions_before", 0), 0);
-  EXPECT_EQ(json_get_number(st, "predicted_before", -1), json_get_number(st, "sessions_before", -2));
-  EXPECT_EQ(json_get_number(st, "predicted_changed", -1), json_get_number(st, "changed", -2));
-  EXPECT_EQ(json_get_number(st, "predicted_optimum", -1), json_get_number(st, "optimum", -2));
-  EXPECT_GE(json_get_number(st, "changed", 0), json_get_number(st, "optimum", 1));
+  ASSERT_EQ(1, io_json_bool(io_json_get(st, "measured"), 0));
+  EXPECT_EQ(1, io_json_bool(io_json_get(st, "settled"), 0));
+  EXPECT_GT(io_json_get_number(st, "sessions_before", 0), 0);
+  EXPECT_EQ(io_json_get_number(st, "predicted_before", -1), io_json_get_number(st, "sessions_before", -2));
+  EXPECT_EQ(io_json_get_number(st, "predicted_changed", -1), io_json_get_number(st, "changed", -2));
+  EXPECT_EQ(io_json_get_number(st, "predicted_optimum", -1), io_json_get_number(st, "optimum", -2));
+  EXPECT_GE(io_json_get_number(st, "changed", 0), io_json_get_number(st, "optimum", 1));
 }
 
 TEST(ApertureFleetChurnGridTest, SessionsChangedAreThoseTheCorePredictsAndSmoothMovesFewer) {
@@ -294,14 +294,14 @@ TEST(ApertureFleetChurnGridTest, SessionsChangedAreThoseTheCorePredictsAndSmooth
   ASSERT_NE(nullptr, cont);
   ASSERT_NE(nullptr, smooth);
   for (const json_value *row : {cont, smooth}) {
-    ASSERT_EQ(1, json_bool(json_get(row, "complete"), 0)) << json_string(json_get(row, "error"));
-    EXPECT_GT(json_get_number(row, "ok", 0), 0);
-    EXPECT_EQ(0, json_get_number(row, "failed", -1));
+    ASSERT_EQ(1, io_json_bool(io_json_get(row, "complete"), 0)) << io_json_string(io_json_get(row, "error"));
+    EXPECT_GT(io_json_get_number(row, "ok", 0), 0);
+    EXPECT_EQ(0, io_json_get_number(row, "failed", -1));
     ExpectMeasuredAsPredicted(row, "removal");
     ExpectMeasuredAsPredicted(row, "addition");
   }
-  EXPECT_LT(json_get_number(json_get(smooth, "removal"), "changed_share", 9),
-            json_get_number(json_get(cont, "removal"), "changed_share", 0));
+  EXPECT_LT(io_json_get_number(io_json_get(smooth, "removal"), "changed_share", 9),
+            io_json_get_number(io_json_get(cont, "removal"), "changed_share", 0));
 }
 
 }  // namespace

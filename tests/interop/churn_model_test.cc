@@ -1,5 +1,5 @@
-// The fleet's prediction (churn_model) against the simulator's own session
-// sets (sim_sessions): the same core, but the model goes through the
+// The fleet's prediction (churn_model) against the session model's own
+// relabelling of ring positions (common/sessions): the same core, but the model goes through the
 // policy's path (address strings, ap_order_endpoints, explicit weights), so
 // the two agree only if that path lays out the ring as the simulator does.
 #include <stdint.h>
@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "interop/churn_model.h"
-#include "interop/sim_model.h"
-#include "interop/sim_sessions.h"
+#include "interop/fleet/churn_model.h"
+#include "interop/sim/sim_model.h"
+#include "interop/common/sessions.h"
 #include "policy/core/ap_order.h"
 
 namespace {
@@ -38,6 +38,8 @@ std::vector<uint32_t> RingPositions(const std::vector<const char *> &addresses) 
   return pos;
 }
 
+uint64_t SimSeed(uint32_t client, const void *) { return io_sim_client_seed(0, client); }
+
 struct Point {
   uint32_t servers, clients, min_aperture;
 };
@@ -46,23 +48,23 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
   const Point points[] = {{12, 4, 3}, {13, 7, 3}, {16, 8, 2}, {9, 5, 12}};
   for (const Point &pt : points) {
     for (int k = 0; k < SIM_NUM_MODES; k++) {
-      const ap_mode mode = sim_modes[k];
+      const ap_mode mode = io_sim_modes[k];
       SCOPED_TRACE(std::string(ap_mode_name(mode)) + " at " + std::to_string(pt.servers) + ":" +
                    std::to_string(pt.clients) + ":" + std::to_string(pt.min_aperture));
       std::vector<uint64_t> seeds;  // the simulator's random seeds
-      for (uint32_t c = 0; c < pt.clients; c++) seeds.push_back(sim_client_seed(0, c));
+      for (uint32_t c = 0; c < pt.clients; c++) seeds.push_back(io_sim_client_seed(0, c));
       churn_model_fleet fleet = {mode, pt.clients, pt.min_aperture, seeds.data()};
       ap_error err;
-      sim_sessions lo, full;
-      ASSERT_EQ(AP_OK, sim_sessions_compute(mode, pt.servers - 1, pt.clients, pt.min_aperture, &lo, &err));
-      ASSERT_EQ(AP_OK, sim_sessions_compute(mode, pt.servers, pt.clients, pt.min_aperture, &full, &err));
+      io_sessions lo, full;
+      ASSERT_EQ(AP_OK, io_sessions_compute(mode, pt.servers - 1, pt.clients, pt.min_aperture, SimSeed, nullptr, &lo, &err));
+      ASSERT_EQ(AP_OK, io_sessions_compute(mode, pt.servers, pt.clients, pt.min_aperture, SimSeed, nullptr, &full, &err));
 
       std::vector<std::string> all = Addresses(pt.servers);
       std::vector<const char *> all_p = Pointers(all);
       std::vector<uint32_t> pos = RingPositions(all_p);
       long total = 0;
       std::vector<long> sessions(pt.servers);
-      ASSERT_EQ(AP_OK, churn_model_sessions(&fleet, all_p.data(), all_p.size(), sessions.data(), &total, &err));
+      ASSERT_EQ(AP_OK, io_churn_model_sessions(&fleet, all_p.data(), all_p.size(), sessions.data(), &total, &err));
       EXPECT_EQ(static_cast<long>(full.total), total);
       for (uint32_t x = 0; x < pt.servers; x++) {
         std::vector<const char *> rest;
@@ -70,13 +72,13 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
           if (i != x) rest.push_back(all_p[i]);
         }
         churn_model_change rem, add;
-        ASSERT_EQ(AP_OK, churn_model_diff(&fleet, all_p.data(), all_p.size(), rest.data(),
+        ASSERT_EQ(AP_OK, io_churn_model_diff(&fleet, all_p.data(), all_p.size(), rest.data(),
                                           rest.size(), &rem, &err));
-        ASSERT_EQ(AP_OK, churn_model_diff(&fleet, rest.data(), rest.size(), all_p.data(),
+        ASSERT_EQ(AP_OK, io_churn_model_diff(&fleet, rest.data(), rest.size(), all_p.data(),
                                           all_p.size(), &add, &err));
         size_t opt_rem = 0, opt_add = 0;
-        size_t sim_rem = sim_sessions_removed(&full, &lo, pos[x], &opt_rem);
-        size_t sim_add = sim_sessions_added(&lo, &full, pos[x], &opt_add);
+        size_t sim_rem = io_sessions_removed(&full, &lo, pos[x], &opt_rem);
+        size_t sim_add = io_sessions_added(&lo, &full, pos[x], &opt_add);
         EXPECT_EQ(static_cast<long>(sim_rem), rem.changed) << "removing " << all[x];
         EXPECT_EQ(static_cast<long>(opt_rem), rem.optimum) << "removing " << all[x];
         EXPECT_EQ(sessions[x], rem.optimum) << "removing " << all[x];
@@ -86,8 +88,8 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
         EXPECT_EQ(static_cast<long>(opt_add), add.optimum) << "adding " << all[x];
         EXPECT_GE(rem.changed, rem.optimum);
       }
-      sim_sessions_free(&lo);
-      sim_sessions_free(&full);
+      io_sessions_free(&lo);
+      io_sessions_free(&full);
     }
   }
 }
@@ -99,11 +101,11 @@ TEST(ChurnModelTest, MeshHoldsEveryServerFromEveryClient) {
   std::vector<long> sessions(7);
   long total = 0;
   ap_error err;
-  ASSERT_EQ(AP_OK, churn_model_sessions(&fleet, p.data(), p.size(), sessions.data(), &total, &err));
+  ASSERT_EQ(AP_OK, io_churn_model_sessions(&fleet, p.data(), p.size(), sessions.data(), &total, &err));
   EXPECT_EQ(35, total);
   for (long s : sessions) EXPECT_EQ(5, s);
   churn_model_change rem;
-  ASSERT_EQ(AP_OK, churn_model_diff(&fleet, p.data(), 7, p.data() + 1, 6, &rem, &err));
+  ASSERT_EQ(AP_OK, io_churn_model_diff(&fleet, p.data(), 7, p.data() + 1, 6, &rem, &err));
   EXPECT_EQ(5, rem.changed);  // only the removed server's sessions
   EXPECT_EQ(5, rem.optimum);
 }
@@ -114,17 +116,17 @@ TEST(ChurnModelTest, BadInputIsRejectedWithAMessage) {
   churn_model_fleet fleet = {AP_MODE_CONTINUOUS, 3, 2, nullptr};
   uint8_t member[4];
   ap_error err;
-  EXPECT_EQ(AP_EINVAL, churn_model_members(nullptr, p.data(), 4, 0, member, &err));
-  EXPECT_EQ(AP_EINVAL, churn_model_members(&fleet, p.data(), 4, 3, member, &err));
+  EXPECT_EQ(AP_EINVAL, io_churn_model_members(nullptr, p.data(), 4, 0, member, &err));
+  EXPECT_EQ(AP_EINVAL, io_churn_model_members(&fleet, p.data(), 4, 3, member, &err));
   EXPECT_NE(std::string::npos, std::string(err.message).find("client 3"));
-  EXPECT_EQ(AP_ERANGE, churn_model_members(&fleet, p.data(), 0, 0, member, &err));
+  EXPECT_EQ(AP_ERANGE, io_churn_model_members(&fleet, p.data(), 0, 0, member, &err));
   const char *dup[] = {p[0], p[1], p[0]};
-  EXPECT_EQ(AP_EINVAL, churn_model_members(&fleet, dup, 3, 0, member, &err));
+  EXPECT_EQ(AP_EINVAL, io_churn_model_members(&fleet, dup, 3, 0, member, &err));
   churn_model_fleet random = {AP_MODE_RANDOM, 3, 2, nullptr};
-  EXPECT_EQ(AP_EINVAL, churn_model_members(&random, p.data(), 4, 0, member, &err));
+  EXPECT_EQ(AP_EINVAL, io_churn_model_members(&random, p.data(), 4, 0, member, &err));
   churn_model_change out;
-  EXPECT_EQ(AP_EINVAL, churn_model_diff(&fleet, p.data(), 4, nullptr, 3, &out, &err));
-  EXPECT_EQ(AP_ERANGE, churn_model_diff(&fleet, p.data(), 4, p.data(), 0, &out, &err));
+  EXPECT_EQ(AP_EINVAL, io_churn_model_diff(&fleet, p.data(), 4, nullptr, 3, &out, &err));
+  EXPECT_EQ(AP_ERANGE, io_churn_model_diff(&fleet, p.data(), 4, p.data(), 0, &out, &err));
 }
 
 }  // namespace

@@ -10,16 +10,16 @@
 #include <gtest/gtest.h>
 
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/unary_call.h"
+#include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {
 
 std::map<std::string, long> Peers(const json_value *summary) {
   std::map<std::string, long> out;
-  const json_value *peers = json_get(summary, "peers");
-  for (size_t i = 0; i < json_size(peers); i++) {
-    out[json_key_at(peers, i)] = static_cast<long>(json_number(json_at(peers, i), 0));
+  const json_value *peers = io_json_get(summary, "peers");
+  for (size_t i = 0; i < io_json_size(peers); i++) {
+    out[io_json_key_at(peers, i)] = static_cast<long>(io_json_number(io_json_at(peers, i), 0));
   }
   return out;
 }
@@ -30,26 +30,26 @@ TEST(ClientTest, RoundRobinReachesEveryServerAndCountsAgreeWithTheServers) {
                             "--concurrency", "4"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(300, json_get_number(summary.get(), "started", -1));
-  EXPECT_EQ(300, json_get_number(summary.get(), "ok", -1));
-  EXPECT_EQ(0, json_get_number(summary.get(), "failed", -1));
+  EXPECT_EQ(300, io_json_get_number(summary.get(), "started", -1));
+  EXPECT_EQ(300, io_json_get_number(summary.get(), "ok", -1));
+  EXPECT_EQ(0, io_json_get_number(summary.get(), "failed", -1));
   std::map<std::string, long> peers = Peers(summary.get());
   ASSERT_EQ(3u, peers.size());
   std::vector<Json> stats = servers.StopAll();
   long total = 0;
   for (int i = 0; i < 3; i++) {
     ASSERT_TRUE(stats[i]);
-    long calls = static_cast<long>(json_get_number(stats[i].get(), "calls", -1));
+    long calls = static_cast<long>(io_json_get_number(stats[i].get(), "calls", -1));
     EXPECT_GT(calls, 0) << "server " << i << " got no call";
     EXPECT_EQ(peers[servers.hostname(i)], calls) << "client and server disagree on s" << i;
     total += calls;
   }
   EXPECT_EQ(300, total);
-  const json_value *lat = json_get(summary.get(), "latency_us");
-  EXPECT_GT(json_get_number(lat, "p50", 0), 0);
-  EXPECT_LE(json_get_number(lat, "p50", 0), json_get_number(lat, "p99", 0));
-  EXPECT_LE(json_get_number(lat, "p99", 0), json_get_number(lat, "p999", 0));
-  EXPECT_LE(json_get_number(lat, "p999", 0), json_get_number(lat, "max", 0));
+  const json_value *lat = io_json_get(summary.get(), "latency_us");
+  EXPECT_GT(io_json_get_number(lat, "p50", 0), 0);
+  EXPECT_LE(io_json_get_number(lat, "p50", 0), io_json_get_number(lat, "p99", 0));
+  EXPECT_LE(io_json_get_number(lat, "p99", 0), io_json_get_number(lat, "p999", 0));
+  EXPECT_LE(io_json_get_number(lat, "p999", 0), io_json_get_number(lat, "max", 0));
 }
 
 TEST(ClientTest, PickFirstSendsEverythingToOneServer) {
@@ -57,7 +57,7 @@ TEST(ClientTest, PickFirstSendsEverythingToOneServer) {
   Json summary = RunClient({"--target", servers.Target(), "--lb", "pick_first", "--calls", "100"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(100, json_get_number(summary.get(), "ok", -1));
+  EXPECT_EQ(100, io_json_get_number(summary.get(), "ok", -1));
   std::map<std::string, long> peers = Peers(summary.get());
   ASSERT_EQ(1u, peers.size());
   EXPECT_EQ(100, peers.begin()->second);
@@ -72,12 +72,12 @@ TEST(ClientTest, EachChannelOpensItsOwnConnectionToEveryServer) {
                             "--calls", "200", "--linger-s", "1"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(200, json_get_number(summary.get(), "ok", -1));
+  EXPECT_EQ(200, io_json_get_number(summary.get(), "ok", -1));
   std::vector<Json> stats = servers.StopAll();
   for (int i = 0; i < 3; i++) {
     ASSERT_TRUE(stats[i]);
-    EXPECT_EQ(4, json_get_number(stats[i].get(), "connections_peak", -1)) << "server " << i;
-    EXPECT_EQ(4, json_get_number(stats[i].get(), "connections_opened", -1)) << "server " << i;
+    EXPECT_EQ(4, io_json_get_number(stats[i].get(), "connections_peak", -1)) << "server " << i;
+    EXPECT_EQ(4, io_json_get_number(stats[i].get(), "connections_opened", -1)) << "server " << i;
   }
 }
 
@@ -87,9 +87,9 @@ TEST(ClientTest, RpcBehaviorErrorCodeIsCountedByCode) {
                             "--rpc-behavior", "error-code-7"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(0, json_get_number(summary.get(), "ok", -1));
-  EXPECT_EQ(40, json_get_number(summary.get(), "failed", -1));
-  EXPECT_EQ(40, json_get_number(json_get(summary.get(), "by_code"), "7", -1));
+  EXPECT_EQ(0, io_json_get_number(summary.get(), "ok", -1));
+  EXPECT_EQ(40, io_json_get_number(summary.get(), "failed", -1));
+  EXPECT_EQ(40, io_json_get_number(io_json_get(summary.get(), "by_code"), "7", -1));
 }
 
 TEST(ClientTest, RateAndDurationBoundTheRun) {
@@ -100,7 +100,7 @@ TEST(ClientTest, RateAndDurationBoundTheRun) {
                             "--duration-s", "1"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  double started = json_get_number(summary.get(), "started", -1);
+  double started = io_json_get_number(summary.get(), "started", -1);
   EXPECT_GT(started, 0);
   EXPECT_LE(started, 51);
 }
@@ -135,13 +135,13 @@ TEST_F(StatsServiceTest, GetClientStatsReturnsPerPeerCountsOfTheNextCalls) {
                servers.dir() + "/stats_client.log");
   std::string addr = client.WaitLine("stats listening ");
   ASSERT_FALSE(addr.empty());
-  grpc_channel *ch = unary_channel_create(("ipv4:" + addr).c_str(), nullptr);
+  grpc_channel *ch = io_unary_channel_create(("ipv4:" + addr).c_str(), nullptr);
 
   Grpc__Testing__LoadBalancerStatsRequest req = GRPC__TESTING__LOAD_BALANCER_STATS_REQUEST__INIT;
   req.num_rpcs = 60;
   req.timeout_sec = 20;
   unary_result r;
-  ASSERT_EQ(0, unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientStats", &req.base,
+  ASSERT_EQ(0, io_unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientStats", &req.base,
                           &grpc__testing__load_balancer_stats_response__descriptor, nullptr,
                           nullptr, 30000, &r));
   ASSERT_EQ(GRPC_STATUS_OK, r.code) << r.details;
@@ -171,11 +171,11 @@ TEST_F(StatsServiceTest, GetClientStatsReturnsPerPeerCountsOfTheNextCalls) {
     }
     EXPECT_TRUE(found) << resp->rpcs_by_peer[i]->key;
   }
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 
   Grpc__Testing__LoadBalancerAccumulatedStatsRequest acc_req =
       GRPC__TESTING__LOAD_BALANCER_ACCUMULATED_STATS_REQUEST__INIT;
-  ASSERT_EQ(0, unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientAccumulatedStats",
+  ASSERT_EQ(0, io_unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientAccumulatedStats",
                           &acc_req.base,
                           &grpc__testing__load_balancer_accumulated_stats_response__descriptor,
                           nullptr, nullptr, 10000, &r));
@@ -189,15 +189,15 @@ TEST_F(StatsServiceTest, GetClientStatsReturnsPerPeerCountsOfTheNextCalls) {
   EXPECT_EQ(0, ms->result[0]->key);
   EXPECT_GE(ms->result[0]->value, 60);
   EXPECT_LE(ms->result[0]->value, ms->rpcs_started);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 
   // Invalid request: num_rpcs must be positive.
   req.num_rpcs = 0;
-  ASSERT_EQ(0, unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientStats", &req.base,
+  ASSERT_EQ(0, io_unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientStats", &req.base,
                           &grpc__testing__load_balancer_stats_response__descriptor, nullptr,
                           nullptr, 10000, &r));
   EXPECT_EQ(GRPC_STATUS_INVALID_ARGUMENT, r.code);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
   grpc_channel_destroy(ch);
 
   // SIGTERM stops the run early; the client still exits 0 with a summary.
@@ -206,8 +206,8 @@ TEST_F(StatsServiceTest, GetClientStatsReturnsPerPeerCountsOfTheNextCalls) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   Json summary = ReadJson(summary_path);
   ASSERT_TRUE(summary);
-  EXPECT_GE(json_get_number(summary.get(), "ok", -1), 60);
-  EXPECT_EQ(0, json_get_number(summary.get(), "failed", -1));
+  EXPECT_GE(io_json_get_number(summary.get(), "ok", -1), 60);
+  EXPECT_EQ(0, io_json_get_number(summary.get(), "failed", -1));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 Json ReadJson(const std::string &path) {
   char err[200];
-  return Json(json_parse_file(path.c_str(), err, sizeof(err)));
+  return Json(io_json_parse_file(path.c_str(), err, sizeof(err)));
 }
 
 Child::Child(const std::string &binary, const std::vector<std::string> &args,
@@ -20,16 +20,16 @@ Child::Child(const std::string &binary, const std::vector<std::string> &args,
   argv.push_back(const_cast<char *>(binary.c_str()));
   for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
   argv.push_back(nullptr);
-  p_ = proc_start(argv.data(), stderr_path.empty() ? nullptr : stderr_path.c_str());
+  p_ = io_proc_start(argv.data(), stderr_path.empty() ? nullptr : stderr_path.c_str());
 }
 
 Child::~Child() {
-  if (p_) proc_stop(p_, 5000);
+  if (p_) io_proc_stop(p_, 5000);
 }
 
 std::string Child::WaitLine(const std::string &prefix, int timeout_ms) {
   char buf[512];
-  if (p_ == nullptr || proc_wait_line(p_, prefix.c_str(), timeout_ms, buf, sizeof(buf)) != 0) {
+  if (p_ == nullptr || io_proc_wait_line(p_, prefix.c_str(), timeout_ms, buf, sizeof(buf)) != 0) {
     return "";
   }
   return buf;
@@ -37,23 +37,25 @@ std::string Child::WaitLine(const std::string &prefix, int timeout_ms) {
 
 int Child::Terminate(int timeout_ms) {
   if (p_ == nullptr) return -1;
-  proc_signal(p_, SIGTERM);
+  io_proc_signal(p_, SIGTERM);
   return Wait(timeout_ms);
 }
 
 int Child::Wait(int timeout_ms) {
   int status = 0;
-  if (p_ == nullptr || proc_wait(p_, timeout_ms, &status) != 0) return -1;
+  if (p_ == nullptr || io_proc_wait(p_, timeout_ms, &status) != 0) return -1;
   return status;
 }
 
 void Child::Kill9() {
-  if (p_) proc_signal(p_, SIGKILL);
+  if (p_) io_proc_signal(p_, SIGKILL);
 }
 
 std::string InteropBinary(const std::string &name) {
+  // The binaries live in interop's sub-packages.
+  const std::string rel = name == "fleet" ? "fleet/fleet" : "testing/" + name;
   char path[4096];
-  if (proc_find_binary(nullptr, name.c_str(), path, sizeof(path)) != 0) return "";
+  if (io_proc_find_binary(nullptr, rel.c_str(), path, sizeof(path)) != 0) return "";
   return path;
 }
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "interop/json_read.h"
-#include "interop/proc.h"
+#include "interop/common/json_read.h"
+#include "interop/common/proc.h"
 
 struct JsonDeleter {
-  void operator()(json_value *v) const { json_free(v); }
+  void operator()(json_value *v) const { io_json_free(v); }
 };
 using Json = std::unique_ptr<json_value, JsonDeleter>;
 

@@ -18,10 +18,10 @@ namespace {
 
 const json_value *FindRun(const json_value *report, const std::string &scenario,
                           const std::string &mode) {
-  const json_value *runs = json_get(report, "runs");
-  for (size_t i = 0; i < json_size(runs); i++) {
-    const json_value *r = json_at(runs, i);
-    if (scenario == json_string(json_get(r, "scenario")) && mode == json_string(json_get(r, "mode"))) {
+  const json_value *runs = io_json_get(report, "runs");
+  for (size_t i = 0; i < io_json_size(runs); i++) {
+    const json_value *r = io_json_at(runs, i);
+    if (scenario == io_json_string(io_json_get(r, "scenario")) && mode == io_json_string(io_json_get(r, "mode"))) {
       return r;
     }
   }
@@ -29,7 +29,7 @@ const json_value *FindRun(const json_value *report, const std::string &scenario,
 }
 
 double Num(const json_value *v, const char *a, const char *b = nullptr) {
-  return b ? json_get_number(json_get(v, a), b, -1) : json_get_number(v, a, -1);
+  return b ? io_json_get_number(io_json_get(v, a), b, -1) : io_json_get_number(v, a, -1);
 }
 
 // Runs the fleet to completion; returns its report (empty on failure).
@@ -54,13 +54,13 @@ TEST(FleetTest, BalanceRoundRobinSpreadsAndPickFirstConcentrates) {
   ASSERT_NE(nullptr, rr);
   ASSERT_NE(nullptr, pf);
   for (const json_value *r : {rr, pf}) {
-    EXPECT_EQ(1, json_bool(json_get(r, "complete"), 0));
+    EXPECT_EQ(1, io_json_bool(io_json_get(r, "complete"), 0));
     EXPECT_EQ(0, Num(r, "failed"));
     // every call the clients saw succeed was answered by one of the servers
     double served = 0;
-    const json_value *servers = json_get(r, "servers");
-    ASSERT_EQ(4u, json_size(servers));
-    for (size_t i = 0; i < json_size(servers); i++) served += Num(json_at(servers, i), "calls");
+    const json_value *servers = io_json_get(r, "servers");
+    ASSERT_EQ(4u, io_json_size(servers));
+    for (size_t i = 0; i < io_json_size(servers); i++) served += Num(io_json_at(servers, i), "calls");
     EXPECT_EQ(Num(r, "ok"), served);
     EXPECT_GT(Num(r, "ok"), 0);
   }
@@ -107,12 +107,12 @@ TEST(FleetTest, ChurnReachesClientsThroughResolverUpdates) {
   const json_value *r = FindRun(report.get(), "churn", "round_robin");
   ASSERT_NE(nullptr, r);
   EXPECT_GE(Num(r, "dns_queries"), 4);
-  const json_value *servers = json_get(r, "servers");
-  ASSERT_EQ(4u, json_size(servers));
-  const json_value *added = json_at(servers, 3);
+  const json_value *servers = io_json_get(r, "servers");
+  ASSERT_EQ(4u, io_json_size(servers));
+  const json_value *added = io_json_at(servers, 3);
   EXPECT_EQ(1, Num(added, "added"));
   EXPECT_GT(Num(added, "calls"), 0) << "the added server got no traffic";
-  EXPECT_EQ(1, Num(json_at(servers, 0), "removed"));
+  EXPECT_EQ(1, Num(io_json_at(servers, 0), "removed"));
   EXPECT_EQ(Num(r, "failed_on_disturbed"), Num(r, "failed")) << "calls failed on servers that stayed";
   EXPECT_GT(Num(r, "ok"), 0);
 }

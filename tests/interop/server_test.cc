@@ -11,7 +11,7 @@
 #include "grpc/health/v1/health.pb-c.h"
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/unary_call.h"
+#include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {
@@ -23,7 +23,7 @@ class ServerTest : public ::testing::Test {
 };
 
 struct Channel {
-  explicit Channel(const std::string &target) : ch(unary_channel_create(target.c_str(), nullptr)) {}
+  explicit Channel(const std::string &target) : ch(io_unary_channel_create(target.c_str(), nullptr)) {}
   ~Channel() { grpc_channel_destroy(ch); }
   grpc_channel *ch;
 };
@@ -32,7 +32,7 @@ unary_result Unary(grpc_channel *ch, const char *behavior, int timeout_ms = 1000
   Grpc__Testing__SimpleRequest req = GRPC__TESTING__SIMPLE_REQUEST__INIT;
   req.fill_server_id = 1;
   unary_result r;
-  EXPECT_EQ(0, unary_call(ch, "/grpc.testing.TestService/UnaryCall", &req.base,
+  EXPECT_EQ(0, io_unary_call(ch, "/grpc.testing.TestService/UnaryCall", &req.base,
                           &grpc__testing__simple_response__descriptor,
                           behavior ? "rpc-behavior" : nullptr, behavior, timeout_ms, &r));
   return r;
@@ -49,7 +49,7 @@ TEST_F(ServerTest, UnaryCallFillsHostnameServerIdAndMetadata) {
   EXPECT_STREQ("s0", resp->hostname);
   EXPECT_STREQ("id0", resp->server_id);
   EXPECT_STREQ("s0", r.hostname_md);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 }
 
 TEST_F(ServerTest, EmptyCallAnswersWithHostnameMetadata) {
@@ -57,12 +57,12 @@ TEST_F(ServerTest, EmptyCallAnswersWithHostnameMetadata) {
   Channel c(servers.Target());
   Grpc__Testing__Empty req = GRPC__TESTING__EMPTY__INIT;
   unary_result r;
-  ASSERT_EQ(0, unary_call(c.ch, "/grpc.testing.TestService/EmptyCall", &req.base,
+  ASSERT_EQ(0, io_unary_call(c.ch, "/grpc.testing.TestService/EmptyCall", &req.base,
                           &grpc__testing__empty__descriptor, nullptr, nullptr, 10000, &r));
   EXPECT_EQ(GRPC_STATUS_OK, r.code) << r.details;
   EXPECT_NE(nullptr, r.response);
   EXPECT_STREQ("s0", r.hostname_md);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 }
 
 TEST_F(ServerTest, RpcBehaviorErrorCodeReturnsThatCode) {
@@ -73,12 +73,12 @@ TEST_F(ServerTest, RpcBehaviorErrorCodeReturnsThatCode) {
     unary_result r = Unary(c.ch, behavior.c_str());
     EXPECT_EQ(code, static_cast<int>(r.code)) << behavior;
     EXPECT_EQ(nullptr, r.response);
-    unary_result_free(&r);
+    io_unary_result_free(&r);
   }
   // error-code-0 and unknown directives leave the call successful.
   unary_result r = Unary(c.ch, "error-code-0, some-future-directive");
   EXPECT_EQ(GRPC_STATUS_OK, r.code);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 }
 
 TEST_F(ServerTest, RpcBehaviorHostnameDirectiveAppliesOnlyOnThatServer) {
@@ -89,10 +89,10 @@ TEST_F(ServerTest, RpcBehaviorHostnameDirectiveAppliesOnlyOnThatServer) {
   unary_result r0 = Unary(c0.ch, behavior);
   EXPECT_EQ(GRPC_STATUS_OK, r0.code) << r0.details;
   EXPECT_STREQ("s0", r0.hostname_md);
-  unary_result_free(&r0);
+  io_unary_result_free(&r0);
   unary_result r1 = Unary(c1.ch, behavior);
   EXPECT_EQ(GRPC_STATUS_UNAVAILABLE, r1.code);
-  unary_result_free(&r1);
+  io_unary_result_free(&r1);
 }
 
 TEST_F(ServerTest, RpcBehaviorSleepDelaysTheAnswerPastAShortDeadline) {
@@ -100,15 +100,15 @@ TEST_F(ServerTest, RpcBehaviorSleepDelaysTheAnswerPastAShortDeadline) {
   Channel c(servers.Target());
   unary_result warm = Unary(c.ch, nullptr);  // connect first
   ASSERT_EQ(GRPC_STATUS_OK, warm.code);
-  unary_result_free(&warm);
+  io_unary_result_free(&warm);
   // The server holds the answer 3 s; a 300 ms deadline must expire first.
   unary_result r = Unary(c.ch, "sleep-3000", 300);
   EXPECT_EQ(GRPC_STATUS_DEADLINE_EXCEEDED, r.code);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
   // With a generous deadline the delayed call succeeds.
   unary_result ok = Unary(c.ch, "sleep-50,error-code-0", 20000);
   EXPECT_EQ(GRPC_STATUS_OK, ok.code);
-  unary_result_free(&ok);
+  io_unary_result_free(&ok);
 }
 
 TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
@@ -116,7 +116,7 @@ TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
   Channel c(servers.Target());
   unary_result warm = Unary(c.ch, nullptr);
   ASSERT_EQ(GRPC_STATUS_OK, warm.code);
-  unary_result_free(&warm);
+  io_unary_result_free(&warm);
 
   // Start a call that sleeps 1.5 s, without waiting for it.
   grpc_completion_queue *cq = grpc_completion_queue_create_for_next(nullptr);
@@ -156,7 +156,7 @@ TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
   for (int i = 0; i < 10; i++) {
     unary_result r = Unary(c.ch, nullptr);
     EXPECT_EQ(GRPC_STATUS_OK, r.code);
-    unary_result_free(&r);
+    io_unary_result_free(&r);
   }
   grpc_event ev = grpc_completion_queue_next(cq, gpr_time_0(GPR_CLOCK_MONOTONIC), nullptr);
   EXPECT_EQ(GRPC_QUEUE_TIMEOUT, ev.type) << "the sleeping call finished before the plain calls";
@@ -180,21 +180,21 @@ TEST_F(ServerTest, HealthCheckServingAndUnknownServiceNotFound) {
   Channel c(servers.Target());
   Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
   unary_result r;
-  ASSERT_EQ(0, unary_call(c.ch, "/grpc.health.v1.Health/Check", &req.base,
+  ASSERT_EQ(0, io_unary_call(c.ch, "/grpc.health.v1.Health/Check", &req.base,
                           &grpc__health__v1__health_check_response__descriptor, nullptr, nullptr,
                           10000, &r));
   ASSERT_EQ(GRPC_STATUS_OK, r.code) << r.details;
   ASSERT_NE(nullptr, r.response);
   EXPECT_EQ(GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING,
             reinterpret_cast<Grpc__Health__V1__HealthCheckResponse *>(r.response)->status);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 
   req.service = const_cast<char *>("no.such.Service");
-  ASSERT_EQ(0, unary_call(c.ch, "/grpc.health.v1.Health/Check", &req.base,
+  ASSERT_EQ(0, io_unary_call(c.ch, "/grpc.health.v1.Health/Check", &req.base,
                           &grpc__health__v1__health_check_response__descriptor, nullptr, nullptr,
                           10000, &r));
   EXPECT_EQ(GRPC_STATUS_NOT_FOUND, r.code);
-  unary_result_free(&r);
+  io_unary_result_free(&r);
 }
 
 TEST_F(ServerTest, StatsFileCountsCallsAndTheOneConnectionAndSigtermExitsCleanly) {
@@ -203,19 +203,19 @@ TEST_F(ServerTest, StatsFileCountsCallsAndTheOneConnectionAndSigtermExitsCleanly
     Channel c(servers.Target());
     for (int i = 0; i < 25; i++) {
       unary_result r = Unary(c.ch, i < 5 ? "error-code-3" : nullptr);
-      unary_result_free(&r);
+      io_unary_result_free(&r);
     }
     // Stop the server while the channel (one connection) is still open:
     // the final sample before shutdown sees it.
     Json stats = servers.Stop(0);
     ASSERT_TRUE(stats) << "server did not exit 0 or wrote no stats";
-    EXPECT_EQ(25, json_get_number(stats.get(), "unary_call", -1));
-    EXPECT_EQ(25, json_get_number(stats.get(), "calls", -1));
-    EXPECT_EQ(20, json_get_number(json_get(stats.get(), "calls_by_code"), "0", -1));
-    EXPECT_EQ(5, json_get_number(json_get(stats.get(), "calls_by_code"), "3", -1));
-    EXPECT_EQ(1, json_get_number(stats.get(), "connections_current", -1));
-    EXPECT_EQ(1, json_get_number(stats.get(), "connections_peak", -1));
-    EXPECT_EQ(1, json_get_number(stats.get(), "connections_opened", -1));
+    EXPECT_EQ(25, io_json_get_number(stats.get(), "unary_call", -1));
+    EXPECT_EQ(25, io_json_get_number(stats.get(), "calls", -1));
+    EXPECT_EQ(20, io_json_get_number(io_json_get(stats.get(), "calls_by_code"), "0", -1));
+    EXPECT_EQ(5, io_json_get_number(io_json_get(stats.get(), "calls_by_code"), "3", -1));
+    EXPECT_EQ(1, io_json_get_number(stats.get(), "connections_current", -1));
+    EXPECT_EQ(1, io_json_get_number(stats.get(), "connections_peak", -1));
+    EXPECT_EQ(1, io_json_get_number(stats.get(), "connections_opened", -1));
   }
 }
 

@@ -4,20 +4,20 @@
 
 #include <gtest/gtest.h>
 
-#include "interop/delay_queue.h"
-#include "interop/json_read.h"
-#include "interop/latency_hist.h"
-#include "interop/rpc_behavior.h"
+#include "interop/common/delay_queue.h"
+#include "interop/common/json_read.h"
+#include "interop/common/latency_hist.h"
+#include "interop/testing/rpc_behavior.h"
 
 namespace {
 
 int Parse(rpc_behavior *b, const char *s, const char *host = "s1") {
-  return rpc_behavior_parse(b, s, strlen(s), host);
+  return io_rpc_behavior_parse(b, s, strlen(s), host);
 }
 
 TEST(RpcBehavior, ParsesSleepAndErrorCodeCommaSeparated) {
   rpc_behavior b;
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   EXPECT_EQ(0, b.sleep_ms);
   EXPECT_EQ(-1, b.error_code);
   ASSERT_EQ(0, Parse(&b, "sleep-20, error-code-14,sleep-5"));
@@ -27,7 +27,7 @@ TEST(RpcBehavior, ParsesSleepAndErrorCodeCommaSeparated) {
 
 TEST(RpcBehavior, IgnoresUnknownDirectivesAndRejectsBadNumbers) {
   rpc_behavior b;
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   ASSERT_EQ(0, Parse(&b, "keep-open,success-on-retry-attempt-1,,"));
   EXPECT_EQ(0, b.sleep_ms);
   EXPECT_EQ(-1, b.error_code);
@@ -35,27 +35,27 @@ TEST(RpcBehavior, IgnoresUnknownDirectivesAndRejectsBadNumbers) {
   EXPECT_EQ(-1, Parse(&b, "sleep-"));
   EXPECT_EQ(-1, Parse(&b, "sleep-12a"));
   EXPECT_EQ(-1, Parse(&b, "sleep-99999999"));
-  EXPECT_EQ(-1, rpc_behavior_parse(nullptr, "sleep-1", 7, "s1"));
-  EXPECT_EQ(-1, rpc_behavior_parse(&b, nullptr, 3, "s1"));
-  EXPECT_EQ(0, rpc_behavior_parse(&b, nullptr, 0, "s1"));
+  EXPECT_EQ(-1, io_rpc_behavior_parse(nullptr, "sleep-1", 7, "s1"));
+  EXPECT_EQ(-1, io_rpc_behavior_parse(&b, nullptr, 3, "s1"));
+  EXPECT_EQ(0, io_rpc_behavior_parse(&b, nullptr, 0, "s1"));
 }
 
 TEST(RpcBehavior, HostnameDirectivesApplyOnlyOnThatServer) {
   rpc_behavior b;
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   ASSERT_EQ(0, Parse(&b, "hostname=s2 error-code-14, hostname=s1 sleep-7,sleep-3", "s1"));
   EXPECT_EQ(10, b.sleep_ms);
   EXPECT_EQ(-1, b.error_code);
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   ASSERT_EQ(0, Parse(&b, "hostname=s2 error-code-14, hostname=s1 sleep-7", "s2"));
   EXPECT_EQ(0, b.sleep_ms);
   EXPECT_EQ(14, b.error_code);
   // a prefix of the name is not the name
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   ASSERT_EQ(0, Parse(&b, "hostname=s error-code-3,hostname=s12 error-code-4", "s1"));
   EXPECT_EQ(-1, b.error_code);
   // no hostname: conditional directives never apply
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   ASSERT_EQ(0, Parse(&b, "hostname=s1 error-code-5", nullptr));
   EXPECT_EQ(-1, b.error_code);
   // malformed, even for another host
@@ -66,99 +66,99 @@ TEST(RpcBehavior, HostnameDirectivesApplyOnlyOnThatServer) {
 
 TEST(RpcBehavior, SleepIsCappedAtTheMaximum) {
   rpc_behavior b;
-  rpc_behavior_init(&b);
+  io_rpc_behavior_init(&b);
   ASSERT_EQ(0, Parse(&b, "sleep-60000,sleep-60000"));
   EXPECT_EQ(RPC_BEHAVIOR_MAX_SLEEP_MS, b.sleep_ms);
 }
 
 TEST(DelayQueue, PopsInDueOrderAndOnlyWhenDue) {
-  delay_queue *q = delay_queue_create(8);
+  delay_queue *q = io_delay_queue_create(8);
   ASSERT_NE(nullptr, q);
   int items[6];
   const int64_t due[6] = {50, 10, 40, 20, 60, 30};
-  for (int i = 0; i < 6; i++) ASSERT_EQ(0, delay_queue_push(q, due[i], &items[i]));
-  EXPECT_EQ(10, delay_queue_next_due(q));
-  EXPECT_EQ(nullptr, delay_queue_pop_due(q, 9));
+  for (int i = 0; i < 6; i++) ASSERT_EQ(0, io_delay_queue_push(q, due[i], &items[i]));
+  EXPECT_EQ(10, io_delay_queue_next_due(q));
+  EXPECT_EQ(nullptr, io_delay_queue_pop_due(q, 9));
   int64_t last = 0;
   int n = 0;
   void *it;
-  while ((it = delay_queue_pop_due(q, 45)) != nullptr) {
+  while ((it = io_delay_queue_pop_due(q, 45)) != nullptr) {
     int idx = static_cast<int>(static_cast<int *>(it) - items);
     EXPECT_GE(due[idx], last);
     last = due[idx];
     n++;
   }
   EXPECT_EQ(4, n);
-  EXPECT_EQ(2u, delay_queue_size(q));
-  EXPECT_EQ(&items[0], delay_queue_pop_any(q));
-  EXPECT_EQ(&items[4], delay_queue_pop_any(q));
-  EXPECT_EQ(INT64_MAX, delay_queue_next_due(q));
-  delay_queue_destroy(q);
+  EXPECT_EQ(2u, io_delay_queue_size(q));
+  EXPECT_EQ(&items[0], io_delay_queue_pop_any(q));
+  EXPECT_EQ(&items[4], io_delay_queue_pop_any(q));
+  EXPECT_EQ(INT64_MAX, io_delay_queue_next_due(q));
+  io_delay_queue_destroy(q);
 }
 
 TEST(DelayQueue, IsBounded) {
-  EXPECT_EQ(nullptr, delay_queue_create(0));
-  delay_queue *q = delay_queue_create(2);
+  EXPECT_EQ(nullptr, io_delay_queue_create(0));
+  delay_queue *q = io_delay_queue_create(2);
   int x;
-  EXPECT_EQ(0, delay_queue_push(q, 1, &x));
-  EXPECT_EQ(0, delay_queue_push(q, 2, &x));
-  EXPECT_EQ(-1, delay_queue_push(q, 3, &x));
-  EXPECT_EQ(-1, delay_queue_push(nullptr, 3, &x));
-  delay_queue_destroy(q);
+  EXPECT_EQ(0, io_delay_queue_push(q, 1, &x));
+  EXPECT_EQ(0, io_delay_queue_push(q, 2, &x));
+  EXPECT_EQ(-1, io_delay_queue_push(q, 3, &x));
+  EXPECT_EQ(-1, io_delay_queue_push(nullptr, 3, &x));
+  io_delay_queue_destroy(q);
 }
 
 TEST(LatencyHist, QuantilesOfAUniformSpreadAreWithinBucketError) {
   static latency_hist h;
-  latency_hist_reset(&h);
-  for (uint64_t v = 1; v <= 100000; v++) latency_hist_record(&h, v);
-  EXPECT_NEAR(50000.0, static_cast<double>(latency_hist_quantile(&h, 0.5)), 50000 * 0.016);
-  EXPECT_NEAR(99000.0, static_cast<double>(latency_hist_quantile(&h, 0.99)), 99000 * 0.016);
-  EXPECT_EQ(100000u, latency_hist_quantile(&h, 1.0));
-  EXPECT_EQ(1u, latency_hist_quantile(&h, 0.0));
-  EXPECT_NEAR(50000.5, latency_hist_mean(&h), 1e-6);
-  EXPECT_EQ(0u, latency_hist_quantile(&h, 1.5));
+  io_latency_hist_reset(&h);
+  for (uint64_t v = 1; v <= 100000; v++) io_latency_hist_record(&h, v);
+  EXPECT_NEAR(50000.0, static_cast<double>(io_latency_hist_quantile(&h, 0.5)), 50000 * 0.016);
+  EXPECT_NEAR(99000.0, static_cast<double>(io_latency_hist_quantile(&h, 0.99)), 99000 * 0.016);
+  EXPECT_EQ(100000u, io_latency_hist_quantile(&h, 1.0));
+  EXPECT_EQ(1u, io_latency_hist_quantile(&h, 0.0));
+  EXPECT_NEAR(50000.5, io_latency_hist_mean(&h), 1e-6);
+  EXPECT_EQ(0u, io_latency_hist_quantile(&h, 1.5));
 }
 
 TEST(LatencyHist, SmallValuesAreExact) {
   static latency_hist h;
-  latency_hist_reset(&h);
-  for (int i = 0; i < 99; i++) latency_hist_record(&h, 7);
-  latency_hist_record(&h, 100);
-  EXPECT_EQ(7u, latency_hist_quantile(&h, 0.5));
-  EXPECT_EQ(7u, latency_hist_quantile(&h, 0.99));
-  EXPECT_EQ(100u, latency_hist_quantile(&h, 0.999));
+  io_latency_hist_reset(&h);
+  for (int i = 0; i < 99; i++) io_latency_hist_record(&h, 7);
+  io_latency_hist_record(&h, 100);
+  EXPECT_EQ(7u, io_latency_hist_quantile(&h, 0.5));
+  EXPECT_EQ(7u, io_latency_hist_quantile(&h, 0.99));
+  EXPECT_EQ(100u, io_latency_hist_quantile(&h, 0.999));
 }
 
 TEST(JsonRead, ParsesNestedObjectsArraysAndEscapes) {
   char err[128];
-  json_value *v = json_parse(
+  json_value *v = io_json_parse(
       "{\"a\": 1.5, \"s\": \"x\\\"y\\u0041\", \"m\": {\"k\": [1, 2, true, null]}, \"b\": false}",
       err, sizeof(err));
   ASSERT_NE(nullptr, v) << err;
-  EXPECT_EQ(1.5, json_get_number(v, "a", 0));
-  EXPECT_STREQ("x\"yA", json_string(json_get(v, "s")));
-  const json_value *k = json_get(json_get(v, "m"), "k");
-  ASSERT_EQ(4u, json_size(k));
-  EXPECT_EQ(2, json_number(json_at(k, 1), 0));
-  EXPECT_EQ(1, json_bool(json_at(k, 2), 0));
-  EXPECT_EQ(JSON_NULL, json_type_of(json_at(k, 3)));
-  EXPECT_EQ(0, json_bool(json_get(v, "b"), 1));
-  EXPECT_STREQ("m", json_key_at(v, 2));
-  EXPECT_EQ(nullptr, json_get(v, "missing"));
-  EXPECT_EQ(-1, json_get_number(v, "s", -1));
-  json_free(v);
+  EXPECT_EQ(1.5, io_json_get_number(v, "a", 0));
+  EXPECT_STREQ("x\"yA", io_json_string(io_json_get(v, "s")));
+  const json_value *k = io_json_get(io_json_get(v, "m"), "k");
+  ASSERT_EQ(4u, io_json_size(k));
+  EXPECT_EQ(2, io_json_number(io_json_at(k, 1), 0));
+  EXPECT_EQ(1, io_json_bool(io_json_at(k, 2), 0));
+  EXPECT_EQ(JSON_NULL, io_json_type_of(io_json_at(k, 3)));
+  EXPECT_EQ(0, io_json_bool(io_json_get(v, "b"), 1));
+  EXPECT_STREQ("m", io_json_key_at(v, 2));
+  EXPECT_EQ(nullptr, io_json_get(v, "missing"));
+  EXPECT_EQ(-1, io_json_get_number(v, "s", -1));
+  io_json_free(v);
 }
 
 TEST(JsonRead, RejectsMalformedInputWithAMessage) {
   char err[128];
   for (const char *bad : {"{", "{\"a\" 1}", "[1,]", "{\"a\":1} x", "\"abc", "tru"}) {
     err[0] = '\0';
-    EXPECT_EQ(nullptr, json_parse(bad, err, sizeof(err))) << bad;
+    EXPECT_EQ(nullptr, io_json_parse(bad, err, sizeof(err))) << bad;
     EXPECT_NE('\0', err[0]) << bad;
   }
-  EXPECT_EQ(nullptr, json_parse(nullptr, err, sizeof(err)));
+  EXPECT_EQ(nullptr, io_json_parse(nullptr, err, sizeof(err)));
   std::string deep(100, '[');
-  EXPECT_EQ(nullptr, json_parse(deep.c_str(), err, sizeof(err)));
+  EXPECT_EQ(nullptr, io_json_parse(deep.c_str(), err, sizeof(err)));
 }
 
 }  // namespace

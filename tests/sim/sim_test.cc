@@ -27,8 +27,8 @@ struct Result {
 std::string SimPath() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* ws = std::getenv("TEST_WORKSPACE");
-  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/interop/sim";
-  return "interop/sim";
+  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/interop/sim/sim";
+  return "interop/sim/sim";
 }
 
 std::string TempPath(const std::string& name) {

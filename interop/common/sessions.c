@@ -1,0 +1,166 @@
+/* sessions: session sets and their change under one membership step. */
+#include "interop/common/sessions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/core/ap_hash.h"
+#include "policy/core/ap_ring.h"
+
+const char *io_sessions_mode_name(int mode) {
+  return mode == IO_HASH_MOD ? "hash-mod" : ap_mode_name((ap_mode)mode);
+}
+
+void io_sessions_free(io_sessions *s) {
+  if (s == NULL) return;
+  free(s->idx);
+  free(s->start);
+  memset(s, 0, sizeof *s);
+}
+
+static void sort_small(uint32_t *a, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    uint32_t x = a[i];
+    size_t j = i;
+    while (j > 0 && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}
+
+int io_sessions_compute(int mode, uint32_t n, uint32_t clients,
+                        uint32_t min_aperture, io_sessions_seed_fn seed,
+                        const void *seed_ctx, io_sessions *out,
+                        ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  memset(out, 0, sizeof *out);
+  if (n == 0) return ap_error_set(err, AP_ERANGE, "n (servers) must be >= 1");
+  out->ring_size = n;
+  out->clients = clients;
+  size_t cap = (size_t)clients * 16 + 16;
+  out->idx = malloc(cap * sizeof *out->idx);
+  out->start = malloc(((size_t)clients + 1) * sizeof *out->start);
+  if (out->idx == NULL || out->start == NULL) {
+    io_sessions_free(out);
+    return ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  ap_ring *ring = NULL;
+  int rc = AP_OK;
+  if (mode != IO_HASH_MOD) rc = ap_ring_create(NULL, n, &ring, err);
+  uint32_t a_count = min_aperture < n ? min_aperture : n;
+  size_t total = 0;
+  for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
+    ap_aperture *a = NULL;
+    size_t members = a_count;
+    if (mode != IO_HASH_MOD) {
+      ap_subset_params p;
+      rc = ap_subset_params_for_client((ap_mode)mode, c, clients,
+                                       min_aperture, seed ? seed(c, seed_ctx) : 0,
+                                       &p,
+                                       err);
+      if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
+      if (rc != AP_OK) break;
+      members = ap_aperture_count(a);
+    }
+    if (total + members > cap) {
+      while (total + members > cap) cap *= 2;
+      uint32_t *grown = realloc(out->idx, cap * sizeof *grown);
+      if (grown == NULL) {
+        ap_aperture_destroy(a);
+        rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+        break;
+      }
+      out->idx = grown;
+    }
+    out->start[c] = total;
+    uint64_t first = ap_mix64(c) % n;
+    for (size_t k = 0; k < members; k++)
+      out->idx[total + k] = a ? ap_aperture_member(a, k)->index
+                              : (uint32_t)((first + k) % n);
+    sort_small(out->idx + total, members);
+    total += members;
+    ap_aperture_destroy(a);
+  }
+  ap_ring_destroy(ring);
+  if (rc != AP_OK) {
+    io_sessions_free(out);
+    return rc;
+  }
+  out->start[clients] = total;
+  out->total = total;
+  return AP_OK;
+}
+
+/* |A symmetric-difference B| of two sorted identity lists, where B's items
+ * are relabelled ring indices: skip == position to leave out of B (the
+ * joined server, counted separately), shift_from: indices >= it map to
+ * index + shift. */
+static size_t diff_count(const uint32_t *a, size_t na, const uint32_t *b,
+                         size_t nb, uint32_t skip, uint32_t shift_from,
+                         int shift) {
+  size_t i = 0, j = 0, diff = 0;
+  for (;;) {
+    while (j < nb && b[j] == skip) j++;
+    if (i == na || j == nb) break;
+    uint32_t bj = b[j] >= shift_from ? (uint32_t)((int64_t)b[j] + shift) : b[j];
+    if (a[i] == bj) {
+      i++;
+      j++;
+    } else if (a[i] < bj) {
+      diff++;
+      i++;
+    } else {
+      diff++;
+      j++;
+    }
+  }
+  diff += na - i;
+  for (; j < nb; j++)
+    if (b[j] != skip) diff++;
+  return diff;
+}
+
+static int contains(const uint32_t *a, size_t n, uint32_t x) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] == x) return 1;
+  return 0;
+}
+
+/* Sessions changed over all clients from `before` to `after`, where after's
+ * ring relabels as diff_count() describes; `server` is the position that
+ * left (in before) or joined (in after), whose sessions *optimum counts. A
+ * joined server's sessions are new, so they count as changed too. */
+static size_t step_changes(const io_sessions *before, const io_sessions *after,
+                           uint32_t server, int joined, size_t *optimum) {
+  size_t diff = 0, opt = 0;
+  for (uint32_t c = 0; c < before->clients; c++) {
+    const uint32_t *a = before->idx + before->start[c];
+    size_t na = before->start[c + 1] - before->start[c];
+    const uint32_t *b = after->idx + after->start[c];
+    size_t nb = after->start[c + 1] - after->start[c];
+    if (!joined) {
+      opt += (size_t)contains(a, na, server);
+      /* after index j is identity j (j < server) or j + 1 */
+      diff += diff_count(a, na, b, nb, UINT32_MAX, server, +1);
+    } else {
+      /* after index server is the new one; index j > server is j - 1 */
+      size_t has = (size_t)contains(b, nb, server);
+      opt += has;
+      diff += diff_count(a, na, b, nb, server, server + 1, -1) + has;
+    }
+  }
+  if (optimum) *optimum = opt;
+  return diff;
+}
+
+size_t io_sessions_removed(const io_sessions *before, const io_sessions *after,
+                           uint32_t r, size_t *optimum) {
+  return step_changes(before, after, r, 0, optimum);
+}
+
+size_t io_sessions_added(const io_sessions *before, const io_sessions *after,
+                         uint32_t p, size_t *optimum) {
+  return step_changes(before, after, p, 1, optimum);
+}

@@ -1,0 +1,76 @@
+/*
+ * sessions: the (client, server) sessions of one service on a ring of n
+ * equal servers, as sorted ring indices per client, and the number of
+ * sessions that change when one server leaves or joins.
+ *
+ * Servers have identities; on the ring of n servers identity == ring index.
+ * Removing the server at ring position r leaves a ring of n-1 whose index j
+ * is identity j (j < r) or j+1; adding a server at position p gives a ring
+ * of n+1 whose index p is the new identity n. The core's apertures depend
+ * only on the ring and the client's parameters, so one set of apertures per
+ * ring size serves every removal/insertion position by relabelling.
+ * One model for the simulator's churn verb and the fleet's prediction
+ * (fleet/churn_model.h maps the fleet's addresses onto it). Pure C on the
+ * core, no gRPC.
+ */
+#ifndef APERTURE_INTEROP_COMMON_SESSIONS_H
+#define APERTURE_INTEROP_COMMON_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/core/ap_aperture.h"
+#include "policy/core/ap_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pseudo-mode for the baseline: client c connects to servers
+ * list[(hash(c) + i) % n], i < A (seed 001's hash-mod subsetting). */
+#define IO_HASH_MOD ((int)-1)
+
+typedef struct io_sessions {
+  uint32_t ring_size;
+  uint32_t clients;
+  size_t total;   /* number of sessions */
+  uint32_t *idx;  /* ring indices, sorted within each client */
+  size_t *start;  /* clients + 1 offsets into idx */
+} io_sessions;
+
+/* Random-mode seed of client c; ctx is the caller's. */
+typedef uint64_t (*io_sessions_seed_fn)(uint32_t client, const void *ctx);
+
+/* Computes the sessions of `clients` clients (peer count `clients`) in
+ * `mode` (an ap_mode or IO_HASH_MOD) on a ring of `n` equal servers;
+ * client c's random seed is seed(c, ctx) (seed NULL: 0). AP_EINVAL on a
+ * NULL out, AP_ERANGE on n == 0, the core's errors
+ * otherwise. *out is overwritten; free with io_sessions_free(). */
+int io_sessions_compute(int mode, uint32_t n, uint32_t clients,
+                        uint32_t min_aperture, io_sessions_seed_fn seed,
+                        const void *seed_ctx, io_sessions *out,
+                        ap_error *err);
+
+void io_sessions_free(io_sessions *s);
+
+/* Sessions changed (closed + opened) from `before` (ring n) to `after`
+ * (ring n-1) when the server at position r leaves; *optimum gets the
+ * sessions the removed server had. */
+size_t io_sessions_removed(const io_sessions *before,
+                            const io_sessions *after, uint32_t r,
+                            size_t *optimum);
+
+/* Same when a server joins at position p (after has ring n+1); *optimum
+ * gets the sessions the new server has afterwards. */
+size_t io_sessions_added(const io_sessions *before,
+                          const io_sessions *after, uint32_t p,
+                          size_t *optimum);
+
+/* Name of a mode or "hash-mod". */
+const char *io_sessions_mode_name(int mode);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APERTURE_INTEROP_COMMON_SESSIONS_H */

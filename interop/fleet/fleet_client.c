@@ -1,0 +1,52 @@
+#include "interop/fleet/fleet_client.h"
+
+#include <stddef.h>
+
+proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
+  if (o == NULL || o->bin == NULL || o->target == NULL || o->service_config == NULL ||
+      o->rate == NULL || o->duration_s == NULL || o->concurrency == NULL ||
+      o->linger_s == NULL || o->summary_file == NULL ||
+      (o->peer_index == NULL) != (o->peer_count == NULL))
+    return NULL;
+  const char *argv[40];
+  int n = 0;
+  argv[n++] = o->bin;
+  argv[n++] = "--target";
+  argv[n++] = o->target;
+  argv[n++] = "--service-config";
+  argv[n++] = o->service_config;
+  argv[n++] = "--calls";
+  argv[n++] = "0";
+  argv[n++] = "--rate";
+  argv[n++] = o->rate;
+  argv[n++] = "--duration-s";
+  argv[n++] = o->duration_s;
+  argv[n++] = "--concurrency";
+  argv[n++] = o->concurrency;
+  argv[n++] = "--timeout-ms";
+  argv[n++] = "5000";
+  argv[n++] = "--linger-s";
+  argv[n++] = o->linger_s;
+  argv[n++] = "--summary-file";
+  argv[n++] = o->summary_file;
+  if (o->peer_index != NULL) {
+    argv[n++] = "--peer-index";
+    argv[n++] = o->peer_index;
+    argv[n++] = "--peer-count";
+    argv[n++] = o->peer_count;
+  }
+  if (o->max_backoff_ms != NULL) {
+    argv[n++] = "--max-backoff-ms";
+    argv[n++] = o->max_backoff_ms;
+  }
+  if (o->dns_min_interval_ms != NULL) {
+    argv[n++] = "--dns-min-interval-ms";
+    argv[n++] = o->dns_min_interval_ms;
+  }
+  if (o->status_server) {
+    argv[n++] = "--status-port";
+    argv[n++] = "0";
+  }
+  argv[n] = NULL;
+  return io_proc_start((char *const *)argv, log);
+}

@@ -1,0 +1,40 @@
+/* One interop client process of a fleet: the argument list every scenario
+ * shares (target, service config, pacing, summary file) plus the optional
+ * coordinate, backoff, DNS and status-server flags. */
+#ifndef APERTURE_INTEROP_FLEET_CLIENT_H
+#define APERTURE_INTEROP_FLEET_CLIENT_H
+
+#include "interop/common/proc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every string is the flag's value as text; NULL leaves an optional flag
+ * out. */
+typedef struct fleet_client_opts {
+  const char *bin;            /* the client binary */
+  const char *target;         /* --target */
+  const char *service_config; /* --service-config */
+  const char *rate;           /* --rate (calls/s; "0": unpaced) */
+  const char *duration_s;     /* --duration-s */
+  const char *concurrency;    /* --concurrency */
+  const char *linger_s;       /* --linger-s */
+  const char *summary_file;   /* --summary-file */
+  const char *peer_index;     /* --peer-index / --peer-count (both or NULL) */
+  const char *peer_count;
+  const char *max_backoff_ms;      /* --max-backoff-ms, optional */
+  const char *dns_min_interval_ms; /* --dns-min-interval-ms, optional */
+  int status_server;               /* 1: --status-port 0 */
+} fleet_client_opts;
+
+/* Starts the client with --calls 0 (run until --duration-s) and
+ * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field
+ * or the process did not start. */
+proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

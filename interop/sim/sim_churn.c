@@ -1,0 +1,465 @@
+/*
+ * sim churn: how many (client, server) sessions change when one server
+ * leaves or one joins. changed = sessions closed + sessions opened, as a
+ * fraction of the sessions before; the optimum is the sessions of the
+ * server that left (or of the one that joined): nothing else needs to move.
+ *
+ * Point: one fleet, averaged (and maxed) over every position of the
+ * leaving/joining server. Grid: the worst case of the
+ * position-averaged churn over servers x clients; positions sampled at
+ * k*n/P for k < P (see next_clients() for the client counts).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interop/sim/sim.h"
+#include "interop/sim/sim_args.h"
+#include "interop/sim/sim_model.h"
+#include "interop/common/sessions.h"
+
+static const char kUsage[] =
+    "sim churn [--servers 100] [--clients 100] [--min-aperture 12] "
+    "[--no-grid] [--grid-servers 50,300] [--grid-clients 7,300] "
+    "[--grid-step 1] [--grid-positions 2] [--json]";
+
+#define NUM_CHURN_MODES (SIM_NUM_MODES + 1)
+
+/* The simulator's random seeds: service 0's. */
+static uint64_t churn_seed(uint32_t client, const void *ctx) {
+  (void)ctx;
+  return io_sim_client_seed(0, client);
+}
+
+static int churn_mode(int k) {
+  return k < SIM_NUM_MODES ? (int)io_sim_modes[k] : IO_HASH_MOD;
+}
+
+typedef struct point_result {
+  double sessions;
+  double remove_mean, remove_max, remove_opt; /* fractions of sessions */
+  double add_mean, add_max, add_opt;
+} point_result;
+
+static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
+                     point_result *out, ap_error *err) {
+  io_sessions s[3]; /* rings n-1, n, n+1 */
+  memset(s, 0, sizeof s);
+  int rc = AP_OK;
+  for (int k = 0; k < 3 && rc == AP_OK; k++)
+    rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, clients, a, churn_seed, NULL, &s[k], err);
+  if (rc == AP_OK) {
+    double total = (double)s[1].total, sum = 0, max = 0, opt = 0;
+    for (uint32_t r = 0; r < n; r++) {
+      size_t o = 0;
+      double d = (double)io_sessions_removed(&s[1], &s[0], r, &o) / total;
+      sum += d;
+      opt += (double)o / total;
+      if (d > max) max = d;
+    }
+    out->sessions = total;
+    out->remove_mean = sum / n;
+    out->remove_max = max;
+    out->remove_opt = opt / n;
+    sum = max = opt = 0;
+    for (uint32_t p = 0; p <= n; p++) {
+      size_t o = 0;
+      double d = (double)io_sessions_added(&s[1], &s[2], p, &o) / total;
+      sum += d;
+      opt += (double)o / total;
+      if (d > max) max = d;
+    }
+    out->add_mean = sum / (n + 1);
+    out->add_max = max;
+    out->add_opt = opt / (n + 1);
+  }
+  for (int k = 0; k < 3; k++) io_sessions_free(&s[k]);
+  return rc;
+}
+
+typedef struct grid_worst {
+  double remove, remove_opt, add, add_opt;
+  uint32_t remove_n, remove_c, add_n, add_c;
+  double remove_sum, add_sum; /* over the cells, for the means */
+  /* every cell's figures in walk order (the same order for every mode, so
+   * modes can be compared cell by cell); owned, NULL if out of memory */
+  double *cell_remove, *cell_add;
+  size_t cells, cap;
+} grid_worst;
+
+static void grid_worst_free(grid_worst *w) {
+  free(w->cell_remove);
+  free(w->cell_add);
+  w->cell_remove = w->cell_add = NULL;
+}
+
+/* Records one cell; -1 when out of memory. */
+static int grid_record(grid_worst *w, double rem, double add) {
+  if (w->cells == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 1024;
+    double *r = realloc(w->cell_remove, cap * sizeof *r);
+    if (r == NULL) return -1;
+    w->cell_remove = r;
+    double *a = realloc(w->cell_add, cap * sizeof *a);
+    if (a == NULL) return -1;
+    w->cell_add = a;
+    w->cap = cap;
+  }
+  w->cell_remove[w->cells] = rem;
+  w->cell_add[w->cells] = add;
+  w->cells++;
+  w->remove_sum += rem;
+  w->add_sum += add;
+  return 0;
+}
+
+typedef struct grid_spec {
+  uint32_t n_lo, n_hi, step, c_lo, c_hi, positions;
+} grid_spec;
+
+/* Grid client counts: every count up to 30 (where the width jumps are
+ * largest), every 10th to 100, every 50th beyond; the cost of a cell grows
+ * with the client count. The top of the range is always included. */
+static uint32_t next_clients(uint32_t c, uint32_t hi) {
+  uint32_t next = c < 30 ? c + 1 : (c < 100 ? c + 10 : c + 50);
+  return (next > hi && c < hi) ? hi : next;
+}
+
+/* Work of a grid in units of session comparisons, dominated by mesh (each
+ * client holds every server): sum over cells of C x (N + 13) x (positions
+ * + 1). */
+static double grid_work(const grid_spec *g) {
+  double work = 0;
+  for (uint32_t c = g->c_lo; c <= g->c_hi; c = next_clients(c, g->c_hi))
+    for (uint32_t n = g->n_lo; n <= g->n_hi; n += g->step)
+      work += (double)c * (n + 13.0) * (g->positions + 1.0);
+  return work;
+}
+
+/* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
+static const double kDefaultGridWork = 2.6e8;
+
+/* Position-averaged churn at ring size n with sessions s_lo (n-1), s (n),
+ * s_hi (n+1); updates the worst case and records the cell. -1 when out of
+ * memory. */
+static int grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
+                      const io_sessions *s_lo, const io_sessions *s,
+                      const io_sessions *s_hi, grid_worst *w) {
+  double total = (double)s->total, rem = 0, rem_opt = 0, add = 0, add_opt = 0;
+  for (uint32_t k = 0; k < g->positions; k++) {
+    size_t o = 0;
+    uint32_t r = (uint32_t)((uint64_t)k * n / g->positions);
+    rem += (double)io_sessions_removed(s, s_lo, r, &o) / total;
+    rem_opt += (double)o / total;
+    uint32_t p = (uint32_t)((uint64_t)k * (n + 1) / g->positions);
+    add += (double)io_sessions_added(s, s_hi, p, &o) / total;
+    add_opt += (double)o / total;
+  }
+  rem /= g->positions;
+  add /= g->positions;
+  if (grid_record(w, rem, add) != 0) return -1;
+  if (rem > w->remove) {
+    w->remove = rem;
+    w->remove_opt = rem_opt / g->positions;
+    w->remove_n = n;
+    w->remove_c = c;
+  }
+  if (add > w->add) {
+    w->add = add;
+    w->add_opt = add_opt / g->positions;
+    w->add_n = n;
+    w->add_c = c;
+  }
+  return 0;
+}
+
+/* Walks ring sizes upward keeping the sessions of n-1, n, n+1 so each
+ * ring size is computed once per client count. */
+static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
+                    ap_error *err) {
+  memset(w, 0, sizeof *w);
+  int rc = AP_OK;
+  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
+    io_sessions s[3];
+    memset(s, 0, sizeof s);
+    uint32_t n = g->n_lo;
+    for (int k = 0; k < 3 && rc == AP_OK; k++)
+      rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, churn_seed, NULL, &s[k], err);
+    while (rc == AP_OK) {
+      if (grid_cell(g, n, c, &s[0], &s[1], &s[2], w) != 0) {
+        rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
+        break;
+      }
+      if (n + g->step > g->n_hi) break;
+      n += g->step;
+      if (g->step == 1) { /* slide the window by one ring size */
+        io_sessions_free(&s[0]);
+        s[0] = s[1];
+        s[1] = s[2];
+        rc = io_sessions_compute(mode, n + 1, c, a, churn_seed, NULL, &s[2], err);
+      } else {
+        for (int k = 0; k < 3 && rc == AP_OK; k++) {
+          io_sessions_free(&s[k]);
+          rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, churn_seed, NULL, &s[k], err);
+        }
+      }
+    }
+    for (int k = 0; k < 3; k++) io_sessions_free(&s[k]);
+  }
+  return rc;
+}
+
+/* Smooth against continuous cell by cell: in how many cells smooth changes
+ * more sessions, and where by the most. */
+typedef struct cell_compare {
+  size_t cells, remove_more, add_more;
+  double remove_excess, add_excess; /* largest smooth - continuous */
+  uint32_t remove_n, remove_c, add_n, add_c;
+} cell_compare;
+
+/* The (n, c) of cell `idx` in run_grid's walk order. */
+static void grid_cell_at(const grid_spec *g, size_t idx, uint32_t *n_out, uint32_t *c_out) {
+  size_t k = 0;
+  for (uint32_t c = g->c_lo; c <= g->c_hi; c = next_clients(c, g->c_hi)) {
+    for (uint32_t n = g->n_lo; n <= g->n_hi; n += g->step) {
+      if (k++ == idx) {
+        *n_out = n;
+        *c_out = c;
+        return;
+      }
+    }
+  }
+  *n_out = *c_out = 0;
+}
+
+static void compare_cells(const grid_spec *g, const grid_worst *smooth,
+                          const grid_worst *continuous, cell_compare *out) {
+  memset(out, 0, sizeof *out);
+  if (smooth->cell_remove == NULL || continuous->cell_remove == NULL) return;
+  out->cells = smooth->cells < continuous->cells ? smooth->cells : continuous->cells;
+  const double eps = 1e-12;
+  size_t remove_at = 0, add_at = 0;
+  for (size_t i = 0; i < out->cells; i++) {
+    double dr = smooth->cell_remove[i] - continuous->cell_remove[i];
+    double da = smooth->cell_add[i] - continuous->cell_add[i];
+    if (dr > eps) {
+      out->remove_more++;
+      if (dr > out->remove_excess) {
+        out->remove_excess = dr;
+        remove_at = i;
+      }
+    }
+    if (da > eps) {
+      out->add_more++;
+      if (da > out->add_excess) {
+        out->add_excess = da;
+        add_at = i;
+      }
+    }
+  }
+  if (out->remove_more > 0) grid_cell_at(g, remove_at, &out->remove_n, &out->remove_c);
+  if (out->add_more > 0) grid_cell_at(g, add_at, &out->add_n, &out->add_c);
+}
+
+/* One mode's point and grid run; jobs are independent, so two threads share
+ * them (the core's functions keep no shared mutable state). */
+typedef struct churn_job {
+  int mode;
+  uint32_t servers, clients, min_aperture;
+  const grid_spec *grid; /* NULL: no grid */
+  point_result point;
+  grid_worst worst;
+  int rc;
+  ap_error err;
+} churn_job;
+
+typedef struct job_queue {
+  churn_job *jobs;
+  size_t count, next;
+  pthread_mutex_t lock;
+} job_queue;
+
+static void *churn_worker(void *arg) {
+  job_queue *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->lock);
+    size_t k = q->next++;
+    pthread_mutex_unlock(&q->lock);
+    if (k >= q->count) return NULL;
+    churn_job *j = &q->jobs[k];
+    j->rc = run_point(j->mode, j->servers, j->clients, j->min_aperture,
+                      &j->point, &j->err);
+    if (j->rc == AP_OK && j->grid != NULL)
+      j->rc = run_grid(j->mode, j->grid, j->min_aperture, &j->worst, &j->err);
+  }
+}
+
+/* Runs every job on up to two threads (the costliest modes are queued
+ * first by the caller). Falls back to this thread if none can start. */
+static void run_jobs(churn_job *jobs, size_t count) {
+  job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER};
+  pthread_t helper;
+  int started = pthread_create(&helper, NULL, churn_worker, &q) == 0;
+  churn_worker(&q);
+  if (started) pthread_join(helper, NULL);
+}
+
+int io_sim_verb_churn(int argc, char **argv) {
+  uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
+  uint32_t step = 1, positions = 2;
+  sim_list gs = {{50, 300}, 2}, gc = {{7, 300}, 2};
+  int no_grid = 0, json = 0;
+  sim_flag flags[] = {
+      {"servers", SIM_FLAG_UINT, &servers, 2, 5000, 0},
+      {"clients", SIM_FLAG_UINT, &clients, 1, 5000, 0},
+      {"min-aperture", SIM_FLAG_UINT, &min_aperture, 1, 5000, 0},
+      {"no-grid", SIM_FLAG_BOOL, &no_grid, 0, 0, 0},
+      {"grid-servers", SIM_FLAG_LIST, &gs, 2, 2000, 0},
+      {"grid-clients", SIM_FLAG_LIST, &gc, 1, 2000, 0},
+      {"grid-step", SIM_FLAG_UINT, &step, 1, 1000, 0},
+      {"grid-positions", SIM_FLAG_UINT, &positions, 1, 64, 0},
+      {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
+  };
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
+                          kUsage);
+  if (rc) return rc;
+  if (gs.n != 2 || gs.v[0] > gs.v[1])
+    return io_sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
+  if (gc.n != 2 || gc.v[0] > gc.v[1])
+    return io_sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
+  /* The point run compares every position: mesh costs ~ N x C x N. */
+  if ((double)servers * clients > 250000)
+    return io_sim_args_fail(argv[0], kUsage,
+                         "--servers x --clients = %.0f exceeds 250,000",
+                         (double)servers * clients);
+  grid_spec g = {gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions};
+  if (!no_grid && grid_work(&g) > 10 * kDefaultGridWork)
+    return io_sim_args_fail(argv[0], kUsage,
+                         "--grid-servers/--grid-clients/--grid-positions: "
+                         "the grid is %.0fx the default one; at most 10x",
+                         grid_work(&g) / kDefaultGridWork);
+
+  churn_job jobs[NUM_CHURN_MODES];
+  memset(jobs, 0, sizeof jobs);
+  /* Queue order: the modes whose apertures hold or scan every server
+   * (vdc, mesh, random) first, so the two threads finish together. */
+  static const int kQueue[NUM_CHURN_MODES] = {3, 4, 2, 0, 5, 1, 6};
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    churn_job *j = &jobs[k];
+    j->mode = churn_mode(kQueue[k]);
+    j->servers = servers;
+    j->clients = clients;
+    j->min_aperture = min_aperture;
+    j->grid = no_grid ? NULL : &g;
+  }
+  run_jobs(jobs, NUM_CHURN_MODES);
+  point_result pr[NUM_CHURN_MODES];
+  grid_worst gw[NUM_CHURN_MODES];
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    churn_job *j = &jobs[k];
+    if (j->rc != AP_OK) {
+      fprintf(stderr, "sim churn: %s: %s\n", io_sessions_mode_name(j->mode),
+              j->err.message);
+      for (int i = 0; i < NUM_CHURN_MODES; i++) grid_worst_free(&jobs[i].worst);
+      return SIM_EXIT_FAIL;
+    }
+    pr[kQueue[k]] = j->point;
+    gw[kQueue[k]] = j->worst;
+  }
+  cell_compare cmp;
+  memset(&cmp, 0, sizeof cmp);
+  int k_smooth = -1, k_continuous = -1;
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    if (strcmp(io_sessions_mode_name(churn_mode(k)), "smooth") == 0) k_smooth = k;
+    if (strcmp(io_sessions_mode_name(churn_mode(k)), "continuous") == 0) k_continuous = k;
+  }
+  if (!no_grid && k_smooth >= 0 && k_continuous >= 0)
+    compare_cells(&g, &gw[k_smooth], &gw[k_continuous], &cmp);
+  for (int k = 0; k < NUM_CHURN_MODES; k++) grid_worst_free(&gw[k]);
+  if (json) {
+    printf("{\"point\":{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,"
+           "\"modes\":[",
+           servers, clients, min_aperture);
+    for (int k = 0; k < NUM_CHURN_MODES; k++)
+      printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"remove_changed\":%.15g,"
+             "\"remove_changed_max\":%.15g,\"remove_optimum\":%.15g,"
+             "\"add_changed\":%.15g,\"add_changed_max\":%.15g,"
+             "\"add_optimum\":%.15g}",
+             k ? "," : "", io_sessions_mode_name(churn_mode(k)),
+             pr[k].sessions, pr[k].remove_mean, pr[k].remove_max,
+             pr[k].remove_opt, pr[k].add_mean, pr[k].add_max, pr[k].add_opt);
+    printf("]}");
+    if (!no_grid) {
+      printf(",\"grid\":{\"servers\":[%u,%u],\"step\":%u,\"clients\":[%u,%u],"
+             "\"positions\":%u,\"modes\":[",
+             g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
+      for (int k = 0; k < NUM_CHURN_MODES; k++)
+        printf("%s{\"mode\":\"%s\",\"remove_worst\":%.15g,\"remove_servers\":%u,"
+               "\"remove_clients\":%u,\"remove_optimum\":%.15g,"
+               "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
+               "\"add_optimum\":%.15g,\"remove_mean\":%.15g,\"add_mean\":%.15g,"
+               "\"cells\":%zu}",
+               k ? "," : "", io_sessions_mode_name(churn_mode(k)),
+               gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
+               gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
+               gw[k].cells ? gw[k].remove_sum / gw[k].cells : 0,
+               gw[k].cells ? gw[k].add_sum / gw[k].cells : 0, gw[k].cells);
+      printf("],\"smooth_vs_continuous\":{\"cells\":%zu,\"smooth_more_on_removal\":%zu,"
+             "\"smooth_more_on_addition\":%zu,\"largest_removal_excess\":%.15g,"
+             "\"removal_excess_servers\":%u,\"removal_excess_clients\":%u,"
+             "\"largest_addition_excess\":%.15g,\"addition_excess_servers\":%u,"
+             "\"addition_excess_clients\":%u}}",
+             cmp.cells, cmp.remove_more, cmp.add_more, cmp.remove_excess, cmp.remove_n,
+             cmp.remove_c, cmp.add_excess, cmp.add_n, cmp.add_c);
+    }
+    printf("}\n");
+    return SIM_EXIT_OK;
+  }
+  printf("%u clients, %u servers, min aperture %u. changed = sessions closed "
+         "+ opened,\nas %% of sessions before; mean (max) over every position "
+         "of the server that leaves/joins.\n\n",
+         clients, servers, min_aperture);
+  printf("  mode        | sessions | remove 1: changed     optimum | "
+         "add 1: changed        optimum\n");
+  printf("  ------------+----------+------------------------------+-----------"
+         "-------------------\n");
+  for (int k = 0; k < NUM_CHURN_MODES; k++)
+    printf("  %-11s | %8.0f | %6.2f%% (max %6.2f%%)  %5.2f%% | %6.2f%% (max "
+           "%6.2f%%)  %5.2f%%\n",
+           io_sessions_mode_name(churn_mode(k)), pr[k].sessions,
+           100 * pr[k].remove_mean, 100 * pr[k].remove_max,
+           100 * pr[k].remove_opt, 100 * pr[k].add_mean, 100 * pr[k].add_max,
+           100 * pr[k].add_opt);
+  if (no_grid) return SIM_EXIT_OK;
+  printf("\nWorst case over servers %u..%u (step %u) x clients %u..%u (every "
+         "count to 30, every 10th to 100, every 50th),\neach cell averaged over %u "
+         "positions of the server that leaves/joins:\n\n",
+         g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
+  printf("  mode        | worst removal  at (N, C)   optimum | worst addition "
+         " at (N, C)   optimum | mean removal  addition\n");
+  printf("  ------------+-----------------------------------+----------------"
+         "--------------------+-----------------------\n");
+  for (int k = 0; k < NUM_CHURN_MODES; k++)
+    printf("  %-11s | %7.2f%%  (%4u, %4u)  %7.2f%% | %7.2f%%  (%4u, %4u)  "
+           "%7.2f%% |     %6.2f%%   %6.2f%%\n",
+           io_sessions_mode_name(churn_mode(k)), 100 * gw[k].remove,
+           gw[k].remove_n, gw[k].remove_c, 100 * gw[k].remove_opt,
+           100 * gw[k].add, gw[k].add_n, gw[k].add_c, 100 * gw[k].add_opt,
+           gw[k].cells ? 100 * gw[k].remove_sum / gw[k].cells : 0,
+           gw[k].cells ? 100 * gw[k].add_sum / gw[k].cells : 0);
+  if (cmp.cells > 0) {
+    printf("\nsmooth vs continuous, cell by cell: smooth changes more sessions in %zu of %zu "
+           "cells on a removal",
+           cmp.remove_more, cmp.cells);
+    if (cmp.remove_more > 0)
+      printf(" (by at most %.2f points, at (%u, %u))", 100 * cmp.remove_excess, cmp.remove_n,
+             cmp.remove_c);
+    printf(",\nin %zu on an addition", cmp.add_more);
+    if (cmp.add_more > 0)
+      printf(" (by at most %.2f points, at (%u, %u))", 100 * cmp.add_excess, cmp.add_n,
+             cmp.add_c);
+    printf(".\n");
+  }
+  return SIM_EXIT_OK;
+}
