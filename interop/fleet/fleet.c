@@ -16,6 +16,9 @@
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
+ * Exit status: 0 when every run completed, 1 when one failed, 2 on a usage
+ * error (a bad flag or value, an unknown scenario or mode), found before
+ * any process starts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -361,7 +364,10 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       ok = 0;
       break;
     }
-    if (sc->kill_server >= 0 && !killed && t >= sc->kill_at_s) {
+    /* the kill waits until the server has served calls, so that it
+     * disturbs traffic even when the clients start slowly */
+    if (sc->kill_server >= 0 && !killed && t >= sc->kill_at_s &&
+        stats_calls(servers[sc->kill_server].stats) > 0) {
       server_slot *k = &servers[sc->kill_server];
       fleet_server_result before;
       read_server_stats(k, &before); /* last snapshot, at most 50 ms old */
@@ -680,6 +686,16 @@ int main(int argc, char **argv) {
       scenario = v;
     } else if ((r = io_flag_match(argc, argv, &i, "modes", &v)) != 0) {
       if (r < 0) return 2;
+      /* an unknown mode is a usage error, found before anything starts */
+      for (const char *m = v; *m;) {
+        size_t len = strcspn(m, ",");
+        if (find_mode(m, len) == NULL) {
+          fprintf(stderr, "flag --modes: unknown mode '%.*s'\n", (int)len, m);
+          usage();
+          return 2;
+        }
+        m += len + (m[len] == ',');
+      }
       rn.modes = v;
     } else if ((r = io_flag_match(argc, argv, &i, "points", &v)) != 0) {
       if (r < 0) return 2;

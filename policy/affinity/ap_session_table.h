@@ -82,6 +82,10 @@ int ap_session_table_create_keyed(size_t max_sessions, uint64_t idle_ms,
 /* Frees the table and every entry (NULL is ignored). */
 void ap_session_table_destroy(ap_session_table *table);
 
+/* get / put / remove: single-step access for tools and tests that seed or
+ * inspect a table. The policy's data path uses ap_session_table_route(),
+ * which does the lookup and the insert in one shard lock. */
+
 /* Copies the address of `key` (key_len bytes, 1..AP_SESSION_MAX_KEY_LEN, not
  * necessarily NUL-terminated) into `address` (capacity `cap` bytes, written
  * NUL-terminated) and marks the entry used at `now_ms`. *found is 1 when a

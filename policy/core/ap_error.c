@@ -24,7 +24,7 @@ void ap_error_clear(ap_error *err) {
   err->message[0] = '\0';
 }
 
-const char *ap_status_name(int code) {
+const char *ap_result_name(int code) {
   switch (code) {
     case AP_OK: return "OK";
     case AP_EINVAL: return "EINVAL";

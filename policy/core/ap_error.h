@@ -1,7 +1,7 @@
 /*
  * ap_error: result codes and error messages of the aperture core.
  *
- * Every fallible core function returns AP_OK (0) or a negative ap_status and,
+ * Every fallible core function returns AP_OK (0) or a negative ap_result and,
  * when its `err` argument is not NULL, writes a message naming what was
  * wrong. The codes equal the public aperture_status values.
  */
@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-typedef enum ap_status {
+typedef enum ap_result {
   AP_OK = 0,
   AP_EINVAL = -1,   /* an argument is invalid */
   AP_ERANGE = -2,   /* a size or value is outside the supported range */
@@ -20,10 +20,10 @@ typedef enum ap_status {
   AP_ESTATE = -4,   /* not possible in the current state */
   AP_EUNAVAIL = -5, /* nothing available (e.g. no healthy endpoint) */
   AP_EINTERNAL = -6 /* unexpected failure in a dependency */
-} ap_status;
+} ap_result;
 
 typedef struct ap_error {
-  int code;          /* an ap_status */
+  int code;          /* an ap_result */
   char message[256]; /* NUL-terminated */
 } ap_error;
 
@@ -39,7 +39,7 @@ int ap_error_set(ap_error *err, int code, const char *fmt, ...)
 void ap_error_clear(ap_error *err);
 
 /* Short constant name of a status code ("EINVAL", ...); "UNKNOWN" otherwise. */
-const char *ap_status_name(int code);
+const char *ap_result_name(int code);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,9 @@ int ap_pick_table_create(const double *weights, size_t n, ap_pick_table **out,
 /* Frees a table (NULL is ignored). */
 void ap_pick_table_destroy(ap_pick_table *table);
 
+/* Inspection API (tests and tools; the picker only draws): the number of
+ * slots and the weight each slot was built with. */
+
 /* Number of slots. */
 size_t ap_pick_table_size(const ap_pick_table *table);
 

@@ -41,7 +41,10 @@ double ap_ring_weight(const ap_ring *ring, size_t i);
 size_t ap_ring_index_at(const ap_ring *ring, double x);
 
 /* Length of the overlap of endpoint i's arc with the window
- * [offset, offset + width) taken modulo 1 (width in [0, 1]). */
+ * [offset, offset + width) taken modulo 1 (width in [0, 1]).
+ * Inspection API, not used by the policy: the modes compute their windows
+ * in exact rational arithmetic (ap_window.c); this lets tests and tools
+ * measure an aperture against the ring's arcs without re-deriving them. */
 double ap_ring_overlap(const ap_ring *ring, size_t i, double offset,
                        double width);
 

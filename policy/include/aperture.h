@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 /* Result codes shared by every aperture function (same values as the
- * core's ap_status). */
+ * core's ap_result). */
 typedef enum aperture_status {
   APERTURE_OK = 0,
   APERTURE_EINVAL = -1,   /* an argument is invalid */

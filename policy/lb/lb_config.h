@@ -12,7 +12,7 @@
 #include "absl/strings/string_view.h"
 
 #include "policy/core/ap_aperture.h"
-#include "policy/lb/affinity_config.h"
+#include "policy/lb/lb_affinity_config.h"
 #include "policy/core/ap_membership.h"
 #include "src/core/lib/json/json.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
@@ -42,7 +42,7 @@ struct ApertureSettings {
   uint32_t min_ready = 0;
   bool has_random_seed = false;  // default: one random seed per process
   uint64_t random_seed = 0;
-  AffinitySettings affinity;  // request affinity (affinity_config.h)
+  AffinitySettings affinity;  // request affinity (lb_affinity_config.h)
   // Debounced membership (lb_membership.h): how long an address that left
   // the resolver's list keeps its ring slot (draining, not pickable), and
   // the window in which updates after a ring rebuild are coalesced.

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "policy/core/ap_aperture.h"
+#include "policy/core/ap_hash.h"
 
 namespace aperture_lb {
 namespace {
@@ -50,7 +52,7 @@ bool EnvPeerCount(uint32_t* count, std::string* note) {
 
 // `c` (with the notes gathered so far) completed with a coordinate.
 Coordinate Found(Coordinate c, uint32_t peer_index, uint32_t peer_count,
-                 const char* source) {
+                 ap_coordinate_source source) {
   c.known = true;
   c.peer_index = peer_index;
   c.peer_count = peer_count;
@@ -97,7 +99,7 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
   Coordinate c;
   if (settings.has_coordinate) {
     return Found(std::move(c), settings.peer_index, settings.peer_count,
-                 "config");
+                 AP_COORDINATE_CONFIG);
   }
   if (args.has_index || args.has_count) {
     if (args.has_index != args.has_count) {
@@ -119,13 +121,13 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
                       "); ");
     } else {
       return Found(std::move(c), static_cast<uint32_t>(args.index),
-                   static_cast<uint32_t>(args.count), "channel_arg");
+                   static_cast<uint32_t>(args.count), AP_COORDINATE_CHANNEL_ARG);
     }
   }
   uint64_t api = g_api_coordinate.load(std::memory_order_acquire);
   if (api != 0) {
     return Found(std::move(c), static_cast<uint32_t>(api & 0xffffffffu),
-                 static_cast<uint32_t>(api >> 32), "api");
+                 static_cast<uint32_t>(api >> 32), AP_COORDINATE_API);
   }
   const char* index_text = getenv("APERTURE_PEER_INDEX");
   uint32_t count = 0;
@@ -144,7 +146,7 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
                       " ignored: must be less than APERTURE_PEER_COUNT=", count,
                       "; ");
     } else {
-      return Found(std::move(c), index, count, "environment");
+      return Found(std::move(c), index, count, AP_COORDINATE_ENVIRONMENT);
     }
   }
   if (EnvFlagSet("APERTURE_PEER_FROM_HOSTNAME")) {
@@ -162,10 +164,34 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
       absl::StrAppend(&c.note, "host name ordinal ", ordinal,
                       " is not less than APERTURE_PEER_COUNT=", count, "; ");
     } else {
-      return Found(std::move(c), ordinal, count, "hostname");
+      return Found(std::move(c), ordinal, count, AP_COORDINATE_HOSTNAME);
     }
   }
   return c;
+}
+
+ArgCoordinate ArgCoordinateOf(const grpc_core::ChannelArgs& args) {
+  ArgCoordinate out;
+  if (auto index = args.GetInt(APERTURE_ARG_PEER_INDEX)) {
+    out.has_index = true;
+    out.index = *index;
+  }
+  if (auto count = args.GetInt(APERTURE_ARG_PEER_COUNT)) {
+    out.has_count = true;
+    out.count = *count;
+  }
+  return out;
+}
+
+uint64_t ProcessRandomSeed() {
+  static const uint64_t seed = [] {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ap_mix64(static_cast<uint64_t>(ts.tv_nsec) ^
+                    (static_cast<uint64_t>(ts.tv_sec) << 20) ^
+                    (static_cast<uint64_t>(getpid()) << 40));
+  }();
+  return seed;
 }
 
 }  // namespace aperture_lb

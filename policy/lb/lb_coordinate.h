@@ -11,6 +11,8 @@
 #include "policy/core/ap_error.h"
 #include "policy/include/aperture.h"
 #include "policy/lb/lb_config.h"
+#include "policy/registry/ap_registry.h"
+#include "src/core/lib/channel/channel_args.h"
 
 namespace aperture_lb {
 
@@ -18,8 +20,7 @@ struct Coordinate {
   bool known = false;
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
-  // "config", "channel_arg", "api", "environment", "hostname" or "none".
-  const char* source = "none";
+  ap_coordinate_source source = AP_COORDINATE_NONE;
   // Why a lower-precedence source was skipped or ignored ("" when nothing
   // worth reporting), e.g. a malformed APERTURE_PEER_INDEX.
   std::string note;
@@ -31,6 +32,13 @@ struct ArgCoordinate {
   bool has_index = false, has_count = false;
   int index = 0, count = 0;
 };
+
+// Reads APERTURE_ARG_PEER_INDEX / APERTURE_ARG_PEER_COUNT from channel args.
+ArgCoordinate ArgCoordinateOf(const grpc_core::ChannelArgs& args);
+
+// Seed of random mode when the config gives none: fixed for the process so
+// that re-resolutions keep the same random subset.
+uint64_t ProcessRandomSeed();
 
 // Resolves the coordinate for a policy with the given settings and channel
 // args. Never fails: invalid channel args or environment values are skipped

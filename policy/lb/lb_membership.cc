@@ -6,9 +6,29 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
+#include "policy/lb/lb_trace.h"
+#include "src/core/lib/address_utils/sockaddr_utils.h"
+
 namespace aperture_lb {
 
-Membership::~Membership() { ap_membership_destroy(core_); }
+void UniqueAddresses(const grpc_core::ServerAddressList& list,
+                     std::vector<std::string>* names,
+                     std::vector<grpc_core::ServerAddress>* addresses,
+                     const void* owner) {
+  std::set<std::string> seen;
+  for (const grpc_core::ServerAddress& address : list) {
+    auto text = grpc_sockaddr_to_string(&address.address(), false);
+    if (!text.ok()) {
+      APERTURE_TRACE("[aperture %p] skipping an unprintable address: %s",
+                     owner, text.status().ToString().c_str());
+      continue;
+    }
+    if (!seen.insert(*text).second) continue;
+    names->push_back(std::move(*text));
+    addresses->push_back(address);
+  }
+}
+
 
 absl::Status Membership::EnsureCreated() {
   if (core_ != nullptr) return absl::OkStatus();
@@ -17,10 +37,12 @@ absl::Status Membership::EnsureCreated() {
   params.removal_grace_ms = removal_grace_ms_;
   params.coalesce_ms = coalesce_ms_;
   ap_error err;
-  if (ap_membership_create(&params, &core_, &err) != AP_OK) {
+  ap_membership* created = nullptr;
+  if (ap_membership_create(&params, &created, &err) != AP_OK) {
     return absl::InvalidArgumentError(
         absl::StrCat("aperture: membership: ", err.message));
   }
+  core_.reset(created);
   return absl::OkStatus();
 }
 
@@ -37,8 +59,7 @@ absl::Status Membership::Configure(uint64_t removal_grace_ms,
 }
 
 void Membership::Reset() {
-  ap_membership_destroy(core_);
-  core_ = nullptr;
+  core_.reset();
   server_addresses_.clear();
   latest_offer_.clear();
 }
@@ -56,7 +77,7 @@ absl::StatusOr<unsigned> Membership::Offer(
   for (size_t i = 0; i < names.size(); ++i) pointers[i] = names[i].c_str();
   unsigned changes = 0;
   ap_error err;
-  if (ap_membership_update(core_, pointers.data(), weights.data(),
+  if (ap_membership_update(core_.get(), pointers.data(), weights.data(),
                            names.size(), now_ms, &changes, &err) != AP_OK) {
     return absl::InvalidArgumentError(
         absl::StrCat("aperture: membership: ", err.message));
@@ -78,7 +99,7 @@ absl::StatusOr<unsigned> Membership::Tick(uint64_t now_ms) {
   if (core_ == nullptr) return 0u;
   unsigned changes = 0;
   ap_error err;
-  if (ap_membership_tick(core_, now_ms, &changes, &err) != AP_OK) {
+  if (ap_membership_tick(core_.get(), now_ms, &changes, &err) != AP_OK) {
     return absl::InternalError(
         absl::StrCat("aperture: membership: ", err.message));
   }
@@ -87,16 +108,16 @@ absl::StatusOr<unsigned> Membership::Tick(uint64_t now_ms) {
 }
 
 uint64_t Membership::NextDeadline() const {
-  return ap_membership_next_deadline(core_);
+  return ap_membership_next_deadline(core_.get());
 }
 
 std::vector<EffectiveMember> Membership::Members() const {
   std::vector<EffectiveMember> out;
-  const size_t n = ap_membership_count(core_);
+  const size_t n = ap_membership_count(core_.get());
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     ap_membership_entry entry;
-    if (ap_membership_get(core_, i, &entry, nullptr) != AP_OK) continue;
+    if (ap_membership_get(core_.get(), i, &entry, nullptr) != AP_OK) continue;
     auto it = server_addresses_.find(entry.address);
     if (it == server_addresses_.end()) continue;  // cannot happen: pruned last
     out.push_back(EffectiveMember{entry.address, it->second, entry.weight,
@@ -109,10 +130,10 @@ std::vector<EffectiveMember> Membership::Members() const {
 // is what a held update will apply).
 void Membership::PruneAddresses() {
   std::set<std::string> keep(latest_offer_.begin(), latest_offer_.end());
-  const size_t n = ap_membership_count(core_);
+  const size_t n = ap_membership_count(core_.get());
   for (size_t i = 0; i < n; ++i) {
     ap_membership_entry entry;
-    if (ap_membership_get(core_, i, &entry, nullptr) == AP_OK) {
+    if (ap_membership_get(core_.get(), i, &entry, nullptr) == AP_OK) {
       keep.insert(entry.address);
     }
   }

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 
 #include "policy/core/ap_membership.h"
+#include "policy/lb/lb_core_ptr.h"
 #include "src/core/lib/resolver/server_address.h"
 
 namespace aperture_lb {
@@ -25,11 +26,18 @@ struct EffectiveMember {
   bool draining;  // gone from the resolver, within its grace: not pickable
 };
 
+// The resolver's list as "host:port" strings without duplicates (first
+// occurrence kept), with the matching ServerAddress; unprintable addresses
+// are skipped (traced for `owner`).
+void UniqueAddresses(const grpc_core::ServerAddressList& list,
+                     std::vector<std::string>* names,
+                     std::vector<grpc_core::ServerAddress>* addresses,
+                     const void* owner);
+
 // Not thread-safe: used from the policy's WorkSerializer only.
 class Membership {
  public:
   Membership() = default;
-  ~Membership();
   Membership(const Membership&) = delete;
   Membership& operator=(const Membership&) = delete;
 
@@ -63,7 +71,7 @@ class Membership {
   absl::Status EnsureCreated();
   void PruneAddresses();
 
-  ap_membership* core_ = nullptr;
+  MembershipPtr core_;
   uint64_t removal_grace_ms_ = 0;
   uint64_t coalesce_ms_ = 0;
   // Latest ServerAddress per address, for members and the latest offer.

@@ -5,6 +5,9 @@
 #include <new>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_rng.h"
 
@@ -74,22 +77,37 @@ ap_rng* ThreadRng() {
 
 }  // namespace
 
-AperturePicker::AperturePicker(std::vector<Slot> slots, ap_pick_table* table,
+AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                                uint32_t choice_count,
                                std::unique_ptr<AffinityRouter> affinity)
     : slots_(std::move(slots)),
-      table_(table),
+      table_(std::move(table)),
       choice_count_(choice_count),
       affinity_(std::move(affinity)) {}
 
-AperturePicker::~AperturePicker() { ap_pick_table_destroy(table_); }
+absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
+    std::vector<Slot> slots, uint32_t choice_count,
+    std::unique_ptr<AffinityRouter> affinity) {
+  std::vector<double> weights;
+  weights.reserve(slots.size());
+  for (const Slot& slot : slots) weights.push_back(slot.weight);
+  ap_pick_table* table = nullptr;
+  ap_error err;
+  if (ap_pick_table_create(weights.data(), weights.size(), &table, &err) !=
+      AP_OK) {
+    return absl::InternalError(
+        absl::StrCat("aperture: cannot build the pick table: ", err.message));
+  }
+  return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
+                                          choice_count, std::move(affinity));
+}
 
 size_t AperturePicker::ChooseBalanced() const {
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
     size_t second = 0;
-    ap_pick2(table_, rng, &best, &second);
+    ap_pick2(table_.get(), rng, &best, &second);
     ap_candidate a = {
         static_cast<double>(
             slots_[best].counters->outstanding.load(std::memory_order_relaxed)),
@@ -104,7 +122,7 @@ size_t AperturePicker::ChooseBalanced() const {
     }
     // choiceCount > 2: more weighted draws, the least loaded wins.
     for (uint32_t extra = 2; extra < choice_count_; ++extra) {
-      size_t c = ap_pick1(table_, rng);
+      size_t c = ap_pick1(table_.get(), rng);
       ap_candidate cand = {
           static_cast<double>(
               slots_[c].counters->outstanding.load(std::memory_order_relaxed)),

@@ -8,10 +8,14 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <memory>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "policy/core/ap_pick.h"
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
+#include "policy/lb/lb_core_ptr.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
@@ -39,12 +43,17 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
     double weight;  // the member's pick weight, > 0
   };
 
-  // Takes ownership of `table` (one slot per entry of `slots`, same order).
-  // `affinity` (may be null) routes calls that carry an affinity key.
-  AperturePicker(std::vector<Slot> slots, ap_pick_table* table,
+  // `table` has one slot per entry of `slots`, same order. `affinity` (may
+  // be null) routes calls that carry an affinity key.
+  AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
                  std::unique_ptr<AffinityRouter> affinity = nullptr);
-  ~AperturePicker() override;
+
+  // Builds the pick table from the slots' weights; an error names why the
+  // table could not be built.
+  static absl::StatusOr<std::unique_ptr<AperturePicker>> Create(
+      std::vector<Slot> slots, uint32_t choice_count,
+      std::unique_ptr<AffinityRouter> affinity);
 
   grpc_core::LoadBalancingPolicy::PickResult Pick(
       grpc_core::LoadBalancingPolicy::PickArgs args) override;
@@ -57,7 +66,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   }
 
   const std::vector<Slot> slots_;
-  ap_pick_table* const table_;
+  const PickTablePtr table_;
   const uint32_t choice_count_;
   const std::unique_ptr<AffinityRouter> affinity_;
 };

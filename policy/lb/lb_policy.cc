@@ -1,13 +1,10 @@
 #include "policy/lb/lb_policy.h"
 
 #include <inttypes.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,20 +15,19 @@
 #include <grpc/impl/codegen/connectivity_state.h>
 
 #include "policy/core/ap_aperture.h"
-#include "policy/core/ap_hash.h"
-#include "policy/core/ap_order.h"
 #include "policy/core/ap_pick.h"
-#include "policy/core/ap_ring.h"
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
 #include "policy/lb/lb_config.h"
 #include "policy/lb/lb_coordinate.h"
+#include "policy/lb/lb_core_ptr.h"
+#include "policy/lb/lb_endpoint.h"
 #include "policy/lb/lb_membership.h"
 #include "policy/lb/lb_picker.h"
+#include "policy/lb/lb_ring_snapshot.h"
 #include "policy/lb/lb_state.h"
 #include "policy/lb/lb_timer.h"
 #include "policy/lb/lb_trace.h"
 #include "policy/registry/ap_registry.h"
-#include "src/core/lib/address_utils/sockaddr_utils.h"
 #include "src/core/lib/gprpp/debug_location.h"
 #include "src/core/lib/gprpp/orphanable.h"
 #include "src/core/lib/gprpp/ref_counted.h"
@@ -49,31 +45,12 @@
 namespace aperture_lb {
 namespace {
 
-using grpc_core::ChannelArgs;
 using grpc_core::Json;
 using grpc_core::LoadBalancingPolicy;
 using grpc_core::RefCountedPtr;
 using grpc_core::ServerAddress;
-using grpc_core::SubchannelInterface;
 
-// Seed of random mode when the config gives none: fixed for the process so
-// that re-resolutions keep the same random subset.
-uint64_t ProcessRandomSeed() {
-  static const uint64_t seed = [] {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return ap_mix64(static_cast<uint64_t>(ts.tv_nsec) ^
-                    (static_cast<uint64_t>(ts.tv_sec) << 20) ^
-                    (static_cast<uint64_t>(getpid()) << 40));
-  }();
-  return seed;
-}
-
-int ToApConnectivity(grpc_connectivity_state state) {
-  return static_cast<int>(state);  // ap_connectivity mirrors the enum
-}
-
-class AperturePolicy : public LoadBalancingPolicy {
+class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
  public:
   explicit AperturePolicy(Args args);
   ~AperturePolicy() override;
@@ -84,27 +61,24 @@ class AperturePolicy : public LoadBalancingPolicy {
   void ResetBackoffLocked() override;
 
  private:
-  class Endpoint;
-  class Watcher;
-
   void ShutdownLocked() override;
 
+  // The aperture in effect: the widened one, else the ring's own.
   const ap_aperture* current() const {
-    return widened_ != nullptr ? widened_ : base_;
+    if (widened_ != nullptr) return widened_.get();
+    return ring_ != nullptr ? ring_->aperture() : nullptr;
   }
-  void ClearRingLocked();
   void DropAllEndpointsLocked();
   absl::Status EnterTransientFailureLocked(absl::Status status,
                                            bool drop_endpoints);
   void OnEndpointStateChangeLocked(Endpoint* endpoint,
                                    grpc_connectivity_state old_state,
-                                   bool old_failed);
+                                   bool old_failed) override;
   absl::Status ApplyMembershipLocked(const char* reason);
   void ScheduleMembershipTimerLocked();
   void OnMembershipTimerLocked();
   void ScheduleReresolutionTimerLocked();
   void OnReresolutionTimerLocked();
-  bool IsDrainingLocked(const std::string& address) const;
   void RecomputeApertureLocked(const char* reason);
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
@@ -119,23 +93,17 @@ class AperturePolicy : public LoadBalancingPolicy {
   ap_registry_entry* registry_entry_ = nullptr;
 
   RefCountedPtr<ApertureLbConfig> config_;
-  ChannelArgs args_;
-  // Ring order: addresses_[i] is ring index i.
-  std::vector<std::string> addresses_;
-  std::vector<ServerAddress> server_addresses_;
-  std::vector<double> weights_;
-  std::vector<uint8_t> draining_;  // 1: in its removal grace, not pickable
-  uint64_t fingerprint_ = 0;
-  uint64_t ring_key_ = 0;  // detects rebuilds
-  ap_ring* ring_ = nullptr;
-  ap_aperture* base_ = nullptr;
-  ap_aperture* widened_ = nullptr;  // null when no widening is needed
-  uint32_t min_ready_ = 1;
+  grpc_core::ChannelArgs args_;
+  // The applied membership; null before the first good update and after a
+  // failure that dropped the endpoints.
+  std::unique_ptr<const RingSnapshot> ring_;
+  AperturePtr widened_;    // null when no widening is needed
+  uint64_t ring_key_ = 0;  // ring_->key() of the last build: detects rebuilds
   Coordinate coordinate_;
   std::string last_status_;
-  AffinityState affinity_;  // request affinity (affinity_picker.h)
+  AffinityState affinity_;  // request affinity (lb_affinity_picker.h)
 
-  std::map<std::string, RefCountedPtr<Endpoint>> endpoints_;
+  EndpointMap endpoints_;
   // Debounced membership: the resolver's lists go through it; the timer
   // fires at its next deadline (grace expiry, end of a coalescing window).
   Membership membership_;
@@ -149,88 +117,6 @@ class AperturePolicy : public LoadBalancingPolicy {
   bool syncing_ = false;
   bool shutdown_ = false;
 };
-
-// One aperture member with its subchannel. Shared by the policy's map and
-// the connectivity watcher; keeps the policy alive while it exists.
-class AperturePolicy::Endpoint : public grpc_core::RefCounted<Endpoint> {
- public:
-  Endpoint(AperturePolicy* policy, std::string address,
-           RefCountedPtr<SubchannelInterface> subchannel)
-      : policy_(policy),
-        policy_ref_(policy->Ref(DEBUG_LOCATION, "Endpoint")),
-        address_(std::move(address)),
-        subchannel_(std::move(subchannel)),
-        counters_(grpc_core::MakeRefCounted<EndpointCounters>()) {}
-
-  void StartWatchLocked();
-  void ShutdownLocked() {
-    if (shut_down_) return;
-    shut_down_ = true;
-    if (watcher_ != nullptr) {
-      subchannel_->CancelConnectivityStateWatch(watcher_);
-      watcher_ = nullptr;
-    }
-  }
-  void OnStateChangeLocked(grpc_connectivity_state state, absl::Status status) {
-    if (shut_down_) return;
-    grpc_connectivity_state old_state = state_;
-    bool old_failed = failed_;
-    state_ = state;
-    if (state == GRPC_CHANNEL_READY) {
-      failed_ = false;
-    } else if (state == GRPC_CHANNEL_TRANSIENT_FAILURE) {
-      failed_ = true;
-      last_failure_ = status;
-    }
-    policy_->OnEndpointStateChangeLocked(this, old_state, old_failed);
-  }
-
-  AperturePolicy* policy() const { return policy_; }
-  const std::string& address() const { return address_; }
-  SubchannelInterface* subchannel() const { return subchannel_.get(); }
-  const RefCountedPtr<SubchannelInterface>& subchannel_ref() const {
-    return subchannel_;
-  }
-  const RefCountedPtr<EndpointCounters>& counters() const { return counters_; }
-  grpc_connectivity_state state() const { return state_; }
-  bool failed() const { return failed_; }
-  const absl::Status& last_failure() const { return last_failure_; }
-
- private:
-  AperturePolicy* const policy_;
-  RefCountedPtr<LoadBalancingPolicy> policy_ref_;
-  const std::string address_;
-  RefCountedPtr<SubchannelInterface> subchannel_;
-  RefCountedPtr<EndpointCounters> counters_;
-  SubchannelInterface::ConnectivityStateWatcherInterface* watcher_ = nullptr;
-  grpc_connectivity_state state_ = GRPC_CHANNEL_IDLE;
-  bool failed_ = false;  // TRANSIENT_FAILURE seen since the last READY
-  absl::Status last_failure_;
-  bool shut_down_ = false;
-};
-
-class AperturePolicy::Watcher
-    : public SubchannelInterface::ConnectivityStateWatcherInterface {
- public:
-  explicit Watcher(RefCountedPtr<Endpoint> endpoint)
-      : endpoint_(std::move(endpoint)) {}
-  void OnConnectivityStateChange(grpc_connectivity_state new_state,
-                                 absl::Status status) override {
-    endpoint_->OnStateChangeLocked(new_state, std::move(status));
-  }
-  grpc_pollset_set* interested_parties() override {
-    return endpoint_->policy()->interested_parties();
-  }
-
- private:
-  RefCountedPtr<Endpoint> endpoint_;
-};
-
-void AperturePolicy::Endpoint::StartWatchLocked() {
-  auto watcher = std::make_unique<Watcher>(Ref());
-  watcher_ = watcher.get();
-  subchannel_->WatchConnectivityState(std::move(watcher));
-}
 
 AperturePolicy::AperturePolicy(Args args) : LoadBalancingPolicy(std::move(args)) {
   auto uri = channel_args().GetString(APERTURE_ARG_SERVER_URI);
@@ -252,7 +138,6 @@ AperturePolicy::AperturePolicy(Args args) : LoadBalancingPolicy(std::move(args))
 
 AperturePolicy::~AperturePolicy() {
   APERTURE_TRACE("[aperture %p] destroyed", this);
-  ClearRingLocked();
 }
 
 void AperturePolicy::ShutdownLocked() {
@@ -263,19 +148,6 @@ void AperturePolicy::ShutdownLocked() {
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
-}
-
-void AperturePolicy::ClearRingLocked() {
-  ap_aperture_destroy(widened_);
-  widened_ = nullptr;
-  ap_aperture_destroy(base_);
-  base_ = nullptr;
-  ap_ring_destroy(ring_);
-  ring_ = nullptr;
-  addresses_.clear();
-  server_addresses_.clear();
-  weights_.clear();
-  draining_.clear();
 }
 
 void AperturePolicy::DropAllEndpointsLocked() {
@@ -292,7 +164,8 @@ absl::Status AperturePolicy::EnterTransientFailureLocked(absl::Status status,
                  status.ToString().c_str());
   if (drop_endpoints) {
     DropAllEndpointsLocked();
-    ClearRingLocked();
+    widened_.reset();
+    ring_.reset();
     membership_.Reset();
     membership_timer_.reset();
   }
@@ -330,21 +203,9 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
     return EnterTransientFailureLocked(absl::UnavailableError(msg), true);
   }
 
-  // Addresses as "host:port" strings, without duplicates.
   std::vector<std::string> names;
   std::vector<ServerAddress> found;
-  std::set<std::string> seen;
-  for (const ServerAddress& address : *args.addresses) {
-    auto text = grpc_sockaddr_to_string(&address.address(), false);
-    if (!text.ok()) {
-      APERTURE_TRACE("[aperture %p] skipping an unprintable address: %s", this,
-                     text.status().ToString().c_str());
-      continue;
-    }
-    if (!seen.insert(*text).second) continue;
-    names.push_back(std::move(*text));
-    found.push_back(address);
-  }
+  UniqueAddresses(*args.addresses, &names, &found, this);
   if (names.empty()) {
     std::string msg = "aperture: empty address list from the resolver";
     if (!args.resolution_note.empty()) {
@@ -441,192 +302,72 @@ void AperturePolicy::OnReresolutionTimerLocked() {
   ScheduleReresolutionTimerLocked();
 }
 
-bool AperturePolicy::IsDrainingLocked(const std::string& address) const {
-  for (size_t i = 0; i < addresses_.size() && i < draining_.size(); ++i) {
-    if (draining_[i] && addresses_[i] == address) return true;
-  }
-  return false;
-}
-
 // Builds the ring and the aperture from the effective membership (draining
 // members keep their slot) and the current config.
 absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   const ApertureSettings& settings = config_->settings();
-  std::vector<EffectiveMember> effective = membership_.Members();
-  if (effective.empty()) {
-    return EnterTransientFailureLocked(
-        absl::UnavailableError("aperture: no endpoint left in the membership"),
-        true);
-  }
-  std::vector<std::string> names;
-  std::vector<ServerAddress> found;
-  names.reserve(effective.size());
-  found.reserve(effective.size());
-  for (const EffectiveMember& member : effective) {
-    names.push_back(member.address);
-    found.push_back(member.server_address);
-  }
-
-  // The ring order depends on the addresses only, not on the resolver's order.
-  const size_t n = names.size();
-  std::vector<const char*> pointers(n);
-  for (size_t i = 0; i < n; ++i) pointers[i] = names[i].c_str();
-  std::vector<size_t> order(n);
-  ap_error err;
-  if (ap_order_endpoints(pointers.data(), n, order.data(), &err) != AP_OK) {
-    return EnterTransientFailureLocked(
-        absl::UnavailableError(
-            absl::StrCat("aperture: cannot order endpoints: ", err.message)),
-        true);
-  }
-  std::vector<std::string> ordered(n);
-  std::vector<ServerAddress> ordered_addresses;
-  ordered_addresses.reserve(n);
-  std::vector<double> weights(n, 1.0);
-  std::vector<uint8_t> draining(n, 0);
-  size_t draining_count = 0;
-  for (size_t k = 0; k < n; ++k) {
-    ordered[k] = names[order[k]];
-    ordered_addresses.push_back(found[order[k]]);
-    weights[k] = effective[order[k]].weight;
-    draining[k] = effective[order[k]].draining ? 1 : 0;
-    draining_count += draining[k];
-  }
-  uint64_t fingerprint = ap_order_fingerprint(pointers.data(), order.data(), n);
-
-  ArgCoordinate arg_coordinate;
-  if (auto index = args_.GetInt(APERTURE_ARG_PEER_INDEX)) {
-    arg_coordinate.has_index = true;
-    arg_coordinate.index = *index;
-  }
-  if (auto count = args_.GetInt(APERTURE_ARG_PEER_COUNT)) {
-    arg_coordinate.has_count = true;
-    arg_coordinate.count = *count;
-  }
-  Coordinate coordinate = ResolveCoordinate(settings, arg_coordinate);
-  ap_subset_params params;
-  ap_subset_params_init(&params);
-  params.mode = settings.mode;
-  params.min_aperture = settings.min_aperture;
-  params.random_seed = settings.has_random_seed ? settings.random_seed
-                                                : ProcessRandomSeed();
-  if (coordinate.known) {
-    params.peer_index = coordinate.peer_index;
-    params.peer_count = coordinate.peer_count;
-  }
-
-  ap_ring* ring = nullptr;
-  if (ap_ring_create(weights.data(), n, &ring, &err) != AP_OK) {
-    return EnterTransientFailureLocked(
-        absl::UnavailableError(
-            absl::StrCat("aperture: cannot build the ring: ", err.message)),
-        true);
-  }
-  ap_aperture* base = nullptr;
-  if (ap_aperture_compute(ring, &params, &base, &err) != AP_OK) {
-    ap_ring_destroy(ring);
-    return EnterTransientFailureLocked(
-        absl::UnavailableError(absl::StrCat(
-            "aperture: cannot compute the aperture: ", err.message)),
-        true);
-  }
-
-  uint64_t key = fingerprint;
-  for (double w : weights) key = ap_mix64(key ^ ap_hash64(&w, sizeof(w), 1));
-  uint64_t p[5] = {static_cast<uint64_t>(params.mode), params.peer_index,
-                   params.peer_count, params.min_aperture, params.random_seed};
-  key = ap_mix64(key ^ ap_hash64(p, sizeof(p), 2));
-  if (key != ring_key_ || ring_ == nullptr) {
+  Coordinate coordinate = ResolveCoordinate(settings, ArgCoordinateOf(args_));
+  auto built = BuildRingSnapshot(membership_.Members(), settings, coordinate,
+                                 ProcessRandomSeed());
+  if (!built.ok()) return EnterTransientFailureLocked(built.status(), true);
+  if ((*built)->key() != ring_key_ || ring_ == nullptr) {
     publisher_->counters().rebuilds.fetch_add(1);
   }
-  ring_key_ = key;
-
+  ring_key_ = (*built)->key();
   // Swap in the new ring; endpoints stay keyed by address.
-  ap_aperture_destroy(widened_);
-  widened_ = nullptr;
-  ap_aperture_destroy(base_);
-  ap_ring_destroy(ring_);
-  ring_ = ring;
-  base_ = base;
-  addresses_ = std::move(ordered);
-  server_addresses_ = std::move(ordered_addresses);
-  weights_ = std::move(weights);
-  draining_ = std::move(draining);
-  fingerprint_ = fingerprint;
-  coordinate_ = coordinate;
-  uint32_t logical = ap_aperture_logical(base_);
-  min_ready_ = settings.has_min_ready
-                   ? std::min<uint32_t>(settings.min_ready,
-                                        static_cast<uint32_t>(n))
-                   : logical;
-  if (min_ready_ == 0) min_ready_ = 1;
-  last_status_.clear();
-  if (!coordinate_.known) {
-    last_status_ = absl::StrCat(
-        "no process coordinate (config, API, environment, host name): "
-        "using random aperture. ",
-        coordinate_.note);
-  } else if (!coordinate_.note.empty()) {
-    last_status_ = coordinate_.note;
-  }
-  if (draining_count > 0) {
-    absl::StrAppend(&last_status_, last_status_.empty() ? "" : " ",
-                    draining_count,
-                    " endpoint(s) draining: gone from the resolver, kept "
-                    "unpickable for removalGraceMs");
-  }
+  widened_.reset();
+  ring_ = std::move(*built);
+  coordinate_ = ring_->coordinate();
+  const ap_aperture* base = ring_->aperture();
+  last_status_ = RingStatusNote(*ring_);
   APERTURE_TRACE(
       "[aperture %p] update: %zu endpoints, mode %s, coordinate %s %u/%u, "
       "offset %.6f width %.6f, logical aperture %u, %zu members, minReady %u%s%s",
-      this, n, ap_mode_name(ap_aperture_mode(base_)), coordinate_.source,
-      coordinate_.peer_index, coordinate_.peer_count,
-      ap_aperture_offset(base_), ap_aperture_width(base_), logical,
-      ap_aperture_count(base_), min_ready_,
+      this, ring_->size(), ap_mode_name(ap_aperture_mode(base)),
+      ap_coordinate_source_name(coordinate_.source), coordinate_.peer_index, coordinate_.peer_count,
+      ap_aperture_offset(base), ap_aperture_width(base),
+      ap_aperture_logical(base), ap_aperture_count(base), ring_->min_ready(),
       last_status_.empty() ? "" : "; ", last_status_.c_str());
   RecomputeApertureLocked(reason);
   if (active_) {
     // eagerConnect may have just been turned on for existing members.
-    for (auto& kv : endpoints_) {
-      if (kv.second->state() == GRPC_CHANNEL_IDLE) {
-        kv.second->subchannel()->RequestConnection();
-      }
-    }
+    ConnectIdleEndpoints(endpoints_);
   }
   return absl::OkStatus();
 }
 
 void AperturePolicy::RecomputeApertureLocked(const char* reason) {
-  if (ring_ == nullptr || base_ == nullptr) return;
-  const size_t n = addresses_.size();
+  if (ring_ == nullptr) return;
+  const size_t n = ring_->size();
   // A member counts as usable until it fails; endpoints without a
   // subchannel are assumed usable (they get one when they become members).
   std::vector<uint8_t> usable(n, 1);
   for (size_t i = 0; i < n; ++i) {
-    auto it = endpoints_.find(addresses_[i]);
+    auto it = endpoints_.find(ring_->address(i));
     if (it != endpoints_.end() && it->second->failed()) usable[i] = 0;
-    if (draining_[i]) usable[i] = 0;  // the widening covers it
+    if (ring_->draining(i)) usable[i] = 0;  // the widening covers it
   }
   size_t previous_widened =
-      widened_ != nullptr ? ap_aperture_widened_count(widened_) : 0;
-  ap_aperture* widened = nullptr;
+      widened_ != nullptr ? ap_aperture_widened_count(widened_.get()) : 0;
+  ap_aperture* raw = nullptr;
   ap_error err;
-  if (ap_aperture_widen(ring_, base_, usable.data(), min_ready_, &widened,
-                        &err) != AP_OK) {
+  if (ap_aperture_widen(ring_->ring(), ring_->aperture(), usable.data(),
+                        ring_->min_ready(), &raw, &err) != AP_OK) {
     gpr_log(GPR_ERROR, "[aperture %p] widening failed: %s", this, err.message);
-    widened = nullptr;
+    raw = nullptr;
   }
-  if (widened != nullptr && ap_aperture_widened_count(widened) == 0) {
-    ap_aperture_destroy(widened);
-    widened = nullptr;
+  AperturePtr widened(raw);
+  if (widened != nullptr && ap_aperture_widened_count(widened.get()) == 0) {
+    widened.reset();
   }
-  size_t now_widened = widened != nullptr ? ap_aperture_widened_count(widened) : 0;
-  ap_aperture_destroy(widened_);
-  widened_ = widened;
+  size_t now_widened =
+      widened != nullptr ? ap_aperture_widened_count(widened.get()) : 0;
+  widened_ = std::move(widened);
   if (now_widened > previous_widened) {
     publisher_->counters().widenings.fetch_add(1);
     APERTURE_TRACE("[aperture %p] widened by %zu endpoint(s) (%s): fewer than "
                    "minReady=%u members usable",
-                   this, now_widened, reason, min_ready_);
+                   this, now_widened, reason, ring_->min_ready());
   } else if (now_widened < previous_widened) {
     APERTURE_TRACE("[aperture %p] narrowed to %zu widened endpoint(s) (%s)",
                    this, now_widened, reason);
@@ -637,9 +378,10 @@ void AperturePolicy::RecomputeApertureLocked(const char* reason) {
 
 void AperturePolicy::SyncSubchannelsLocked() {
   const ap_aperture* members = current();
-  std::set<std::string> wanted;
+  std::map<std::string, size_t> wanted;  // address -> ring index
   for (size_t k = 0; k < ap_aperture_count(members); ++k) {
-    wanted.insert(addresses_[ap_aperture_member(members, k)->index]);
+    const uint32_t index = ap_aperture_member(members, k)->index;
+    wanted.emplace(ring_->address(index), index);
   }
   syncing_ = true;
   for (auto it = endpoints_.begin(); it != endpoints_.end();) {
@@ -653,12 +395,11 @@ void AperturePolicy::SyncSubchannelsLocked() {
       ++it;
     }
   }
-  std::map<std::string, size_t> index_of;
-  for (size_t i = 0; i < addresses_.size(); ++i) index_of[addresses_[i]] = i;
-  for (const std::string& address : wanted) {
+  for (const auto& w : wanted) {
+    const std::string& address = w.first;
     if (endpoints_.count(address) != 0) continue;
     auto subchannel = channel_control_helper()->CreateSubchannel(
-        server_addresses_[index_of[address]], args_);
+        ring_->members()[w.second].server_address, args_);
     if (subchannel == nullptr) {
       gpr_log(GPR_ERROR, "[aperture %p] could not create a subchannel for %s",
               this, address.c_str());
@@ -667,8 +408,8 @@ void AperturePolicy::SyncSubchannelsLocked() {
     APERTURE_TRACE("[aperture %p] new subchannel %p for %s", this,
                    subchannel.get(), address.c_str());
     publisher_->counters().subchannels_created.fetch_add(1);
-    auto endpoint =
-        grpc_core::MakeRefCounted<Endpoint>(this, address, std::move(subchannel));
+    auto endpoint = grpc_core::MakeRefCounted<Endpoint>(
+        Ref(DEBUG_LOCATION, "Endpoint"), this, address, std::move(subchannel));
     endpoints_[address] = endpoint;
     endpoint->StartWatchLocked();
     if (active_) endpoint->subchannel()->RequestConnection();
@@ -691,7 +432,8 @@ void AperturePolicy::OnEndpointStateChangeLocked(
   // A draining address that accepts connections again has most likely
   // restarted; the resolver does not poll, so ask it now, or the slot would
   // stay unpickable until its grace runs out and then be removed.
-  if (state == GRPC_CHANNEL_READY && IsDrainingLocked(endpoint->address())) {
+  if (state == GRPC_CHANNEL_READY && ring_ != nullptr &&
+      ring_->IsDraining(endpoint->address())) {
     APERTURE_TRACE("[aperture %p] draining %s is READY again: re-resolving",
                    this, endpoint->address().c_str());
     channel_control_helper()->RequestReresolution();
@@ -712,64 +454,32 @@ void AperturePolicy::UpdatePickerLocked() {
   PublishStateLocked();
   const ap_aperture* members = current();
   if (members == nullptr) return;
-  std::vector<AperturePicker::Slot> slots;
-  std::vector<double> pick_weights;
-  std::vector<AffinityMember> affinity_members;
-  size_t not_failed = 0, idle = 0, total = 0;
-  const Endpoint* last_failed = nullptr;
-  for (size_t k = 0; k < ap_aperture_count(members); ++k) {
-    const ap_member* m = ap_aperture_member(members, k);
-    if (draining_[m->index]) continue;  // keeps its subchannel, never picked
-    auto it = endpoints_.find(addresses_[m->index]);
-    if (it == endpoints_.end()) continue;
-    const Endpoint* e = it->second.get();
-    ++total;
-    affinity_members.push_back(
-        {e->address(), ap_ring_weight(ring_, m->index),
-         e->state() == GRPC_CHANNEL_READY ? static_cast<int>(slots.size())
-                                          : -1});
-    if (e->state() == GRPC_CHANNEL_READY) {
-      slots.push_back({e->subchannel_ref(), e->counters(), m->pick_weight});
-      pick_weights.push_back(m->pick_weight);
-    }
-    if (e->failed()) {
-      last_failed = e;
-    } else {
-      ++not_failed;
-      if (e->state() == GRPC_CHANNEL_IDLE) ++idle;
-    }
-  }
+  ApertureCensus census = TakeCensus(*ring_, members, endpoints_);
+  std::vector<AperturePicker::Slot>& slots = census.ready;
+  const size_t not_failed = census.not_failed, total = census.total;
   const uint32_t choice_count =
       config_ != nullptr ? config_->settings().choice_count : kDefaultChoiceCount;
   // The first READY picker waits for minReady members (or all that have
   // not failed) so that the first calls do not all land on one endpoint.
-  size_t wanted = std::min<size_t>(min_ready_, not_failed);
+  size_t wanted = std::min<size_t>(ring_->min_ready(), not_failed);
   if (!slots.empty() && (ever_ready_ || slots.size() >= wanted)) {
-    ap_pick_table* table = nullptr;
-    ap_error err;
-    if (ap_pick_table_create(pick_weights.data(), pick_weights.size(), &table,
-                             &err) != AP_OK) {
-      EnterTransientFailureLocked(
-          absl::InternalError(
-              absl::StrCat("aperture: cannot build the pick table: ",
-                           err.message)),
-          false)
-          .IgnoreError();
+    const size_t ready = slots.size();
+    auto picker = AperturePicker::Create(std::move(slots), choice_count,
+                                         affinity_.MakeRouter(census.affinity));
+    if (!picker.ok()) {
+      EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;
     }
     ever_ready_ = true;
     APERTURE_TRACE("[aperture %p] READY picker over %zu of %zu members", this,
-                   slots.size(), total);
-    channel_control_helper()->UpdateState(
-        GRPC_CHANNEL_READY, absl::OkStatus(),
-        std::make_unique<AperturePicker>(
-            std::move(slots), table, choice_count,
-            affinity_.MakeRouter(affinity_members)));
+                   ready, total);
+    channel_control_helper()->UpdateState(GRPC_CHANNEL_READY, absl::OkStatus(),
+                                          std::move(*picker));
     return;
   }
   if (not_failed > 0) {
     grpc_connectivity_state state =
-        (!active_ && idle == not_failed) ? GRPC_CHANNEL_IDLE
+        (!active_ && census.idle == not_failed) ? GRPC_CHANNEL_IDLE
                                          : GRPC_CHANNEL_CONNECTING;
     APERTURE_TRACE("[aperture %p] %s: %zu READY, %zu not failed of %zu members",
                    this, grpc_core::ConnectivityStateName(state), slots.size(), not_failed,
@@ -781,62 +491,25 @@ void AperturePolicy::UpdatePickerLocked() {
   }
   std::string msg = absl::StrCat(
       "aperture: no reachable endpoint: all ", total, " members of the "
-      "aperture (", addresses_.size(), " endpoints) are in TRANSIENT_FAILURE");
-  if (last_failed != nullptr) {
-    absl::StrAppend(&msg, "; last error from ", last_failed->address(), ": ",
-                    last_failed->last_failure().ToString());
+      "aperture (", ring_->size(), " endpoints) are in TRANSIENT_FAILURE");
+  if (census.last_failed != nullptr) {
+    absl::StrAppend(&msg, "; last error from ", census.last_failed->address(),
+                    ": ", census.last_failed->last_failure().ToString());
   }
   EnterTransientFailureLocked(absl::UnavailableError(msg), false)
       .IgnoreError();
 }
 
 void AperturePolicy::PublishStateLocked() {
-  auto state = std::make_shared<PublishedState>();
-  state->last_status = last_status_;
-  state->coordinate_source = coordinate_.source;
-  state->sessions = affinity_.sessions();
-  state->peer_index = coordinate_.peer_index;
-  state->peer_count = coordinate_.known ? coordinate_.peer_count : 0;
-  const ap_aperture* members = current();
-  if (config_ != nullptr) {
-    state->mode = ap_mode_name(config_->settings().mode);
-    state->min_aperture = config_->settings().min_aperture;
-  }
-  if (members != nullptr && ring_ != nullptr) {
-    state->mode = ap_mode_name(ap_aperture_mode(members));
-    state->offset = ap_aperture_offset(members);
-    state->width = ap_aperture_width(members);
-    state->logical_aperture = ap_aperture_logical(members);
-    state->physical_aperture =
-        static_cast<uint32_t>(ap_aperture_count(base_));
-    state->widened = static_cast<uint32_t>(ap_aperture_widened_count(members));
-    char hex[17];
-    ap_fingerprint_format(fingerprint_, hex);
-    state->fingerprint = hex;
-    state->endpoints.resize(addresses_.size());
-    for (size_t i = 0; i < addresses_.size(); ++i) {
-      PublishedEndpoint& e = state->endpoints[i];
-      e.address = addresses_[i];
-      e.ring_index = static_cast<uint32_t>(i);
-      e.endpoint_weight = ap_ring_weight(ring_, i);
-      e.draining = i < draining_.size() && draining_[i] != 0;
-      state->draining += e.draining ? 1 : 0;
-      size_t slot = 0;
-      if (ap_aperture_find(members, static_cast<uint32_t>(i), &slot)) {
-        const ap_member* m = ap_aperture_member(members, slot);
-        e.intersection = m->intersection;
-        e.pick_weight = m->pick_weight;
-        e.in_aperture = true;
-        e.widened = m->widened != 0;
-      }
-      auto it = endpoints_.find(addresses_[i]);
-      if (it != endpoints_.end()) {
-        e.connectivity = ToApConnectivity(it->second->state());
-        e.counters = it->second->counters();
-      }
-    }
-  }
-  publisher_->Publish(std::move(state));
+  PolicyView view;
+  view.settings = config_ != nullptr ? &config_->settings() : nullptr;
+  view.ring = ring_.get();
+  view.members = current();
+  view.coordinate = &coordinate_;
+  view.endpoints = &endpoints_;
+  view.last_status = &last_status_;
+  view.sessions = affinity_.sessions();
+  publisher_->Publish(DescribePolicy(view));
 }
 
 void AperturePolicy::ExitIdleLocked() {
@@ -844,11 +517,7 @@ void AperturePolicy::ExitIdleLocked() {
   active_ = true;
   APERTURE_TRACE("[aperture %p] exiting IDLE: connecting %zu members", this,
                  endpoints_.size());
-  for (auto& kv : endpoints_) {
-    if (kv.second->state() == GRPC_CHANNEL_IDLE) {
-      kv.second->subchannel()->RequestConnection();
-    }
-  }
+  ConnectIdleEndpoints(endpoints_);
 }
 
 void AperturePolicy::ResetBackoffLocked() {

@@ -3,7 +3,75 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/core/ap_order.h"
+#include "policy/core/ap_ring.h"
+
 namespace aperture_lb {
+namespace {
+
+// ap_connectivity mirrors grpc_connectivity_state value for value.
+static_assert(AP_CONN_IDLE == GRPC_CHANNEL_IDLE, "ap_connectivity");
+static_assert(AP_CONN_CONNECTING == GRPC_CHANNEL_CONNECTING, "ap_connectivity");
+static_assert(AP_CONN_READY == GRPC_CHANNEL_READY, "ap_connectivity");
+static_assert(AP_CONN_TRANSIENT_FAILURE == GRPC_CHANNEL_TRANSIENT_FAILURE,
+              "ap_connectivity");
+static_assert(AP_CONN_SHUTDOWN == GRPC_CHANNEL_SHUTDOWN, "ap_connectivity");
+
+int ToApConnectivity(grpc_connectivity_state state) {
+  return static_cast<int>(state);
+}
+
+}  // namespace
+
+std::shared_ptr<const PublishedState> DescribePolicy(const PolicyView& view) {
+  auto state = std::make_shared<PublishedState>();
+  state->last_status = *view.last_status;
+  state->coordinate_source = view.coordinate->source;
+  state->sessions = view.sessions;
+  state->peer_index = view.coordinate->peer_index;
+  state->peer_count =
+      view.coordinate->known ? view.coordinate->peer_count : 0;
+  if (view.settings != nullptr) {
+    state->mode = ap_mode_name(view.settings->mode);
+    state->min_aperture = view.settings->min_aperture;
+  }
+  const RingSnapshot* ring = view.ring;
+  const ap_aperture* members = view.members;
+  if (members == nullptr || ring == nullptr) return state;
+  state->mode = ap_mode_name(ap_aperture_mode(members));
+  state->offset = ap_aperture_offset(members);
+  state->width = ap_aperture_width(members);
+  state->logical_aperture = ap_aperture_logical(members);
+  state->physical_aperture =
+      static_cast<uint32_t>(ap_aperture_count(ring->aperture()));
+  state->widened = static_cast<uint32_t>(ap_aperture_widened_count(members));
+  char hex[17];
+  ap_fingerprint_format(ring->fingerprint(), hex);
+  state->fingerprint = hex;
+  state->endpoints.resize(ring->size());
+  for (size_t i = 0; i < ring->size(); ++i) {
+    PublishedEndpoint& e = state->endpoints[i];
+    e.address = ring->address(i);
+    e.ring_index = static_cast<uint32_t>(i);
+    e.endpoint_weight = ap_ring_weight(ring->ring(), i);
+    e.draining = ring->draining(i);
+    state->draining += e.draining ? 1 : 0;
+    size_t slot = 0;
+    if (ap_aperture_find(members, static_cast<uint32_t>(i), &slot)) {
+      const ap_member* m = ap_aperture_member(members, slot);
+      e.intersection = m->intersection;
+      e.pick_weight = m->pick_weight;
+      e.in_aperture = true;
+      e.widened = m->widened != 0;
+    }
+    auto it = view.endpoints->find(ring->address(i));
+    if (it != view.endpoints->end()) {
+      e.connectivity = ToApConnectivity(it->second->state());
+      e.counters = it->second->counters();
+    }
+  }
+  return state;
+}
 
 void StatePublisher::Publish(std::shared_ptr<const PublishedState> state) {
   {
@@ -23,10 +91,10 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   const PublishedState& s = state != nullptr ? *state : empty;
   out->target = strdup(target_.c_str());
   out->mode = strdup(s.mode.c_str());
-  out->coordinate_source = strdup(s.coordinate_source.c_str());
+  out->coordinate_source = s.coordinate_source;
   out->last_status = strdup(s.last_status.c_str());
   if (out->target == nullptr || out->mode == nullptr ||
-      out->coordinate_source == nullptr || out->last_status == nullptr) {
+      out->last_status == nullptr) {
     ap_ring_state_clear(out);
     return AP_ENOMEM;
   }

@@ -12,8 +12,12 @@
 
 #include "absl/synchronization/mutex.h"
 
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
+#include "policy/lb/lb_config.h"
+#include "policy/lb/lb_coordinate.h"
+#include "policy/lb/lb_endpoint.h"
 #include "policy/lb/lb_picker.h"
+#include "policy/lb/lb_ring_snapshot.h"
 #include "policy/registry/ap_registry.h"
 
 namespace aperture_lb {
@@ -33,7 +37,7 @@ struct PublishedEndpoint {
 
 struct PublishedState {
   std::string mode = "continuous";
-  std::string coordinate_source = "none";
+  ap_coordinate_source coordinate_source = AP_COORDINATE_NONE;
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
   double offset = 0;
@@ -48,6 +52,21 @@ struct PublishedState {
   std::vector<PublishedEndpoint> endpoints;  // ring order
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
 };
+
+// What the policy knows when it publishes; pointers are borrowed for the
+// call to DescribePolicy() only.
+struct PolicyView {
+  const ApertureSettings* settings = nullptr;  // null before the first update
+  const RingSnapshot* ring = nullptr;          // null without a ring
+  const ap_aperture* members = nullptr;  // the aperture in effect (widened)
+  const Coordinate* coordinate = nullptr;
+  const EndpointMap* endpoints = nullptr;
+  const std::string* last_status = nullptr;
+  grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
+};
+
+// The state the status service shows for `view`.
+std::shared_ptr<const PublishedState> DescribePolicy(const PolicyView& view);
 
 // Counters that change without a new published state.
 struct LiveCounters {

@@ -38,6 +38,18 @@ static int set_error(ap_error *err, int code, const char *fmt, ...) {
   return code;
 }
 
+const char *ap_coordinate_source_name(int source) {
+  switch (source) {
+    case AP_COORDINATE_NONE: return "none";
+    case AP_COORDINATE_CONFIG: return "config";
+    case AP_COORDINATE_API: return "api";
+    case AP_COORDINATE_ENVIRONMENT: return "environment";
+    case AP_COORDINATE_HOSTNAME: return "hostname";
+    case AP_COORDINATE_CHANNEL_ARG: return "channel_arg";
+    default: return "unspecified";
+  }
+}
+
 const char *ap_connectivity_name(int state) {
   switch (state) {
     case AP_CONN_IDLE: return "idle";
@@ -83,7 +95,6 @@ void ap_ring_state_clear(ap_ring_state *state) {
   if (state == NULL) return;
   free(state->target);
   free(state->mode);
-  free(state->coordinate_source);
   free(state->last_status);
   if (state->endpoints != NULL) {
     for (size_t i = 0; i < state->endpoint_count; i++) free(state->endpoints[i].address);

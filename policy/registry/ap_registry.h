@@ -34,6 +34,22 @@ typedef enum ap_connectivity {
  * "transient_failure", "shutdown"); "unknown" otherwise. */
 const char *ap_connectivity_name(int state);
 
+/* Where a policy instance found its coordinate. The values equal the
+ * status proto's CoordinateSource (checked where both are visible). */
+typedef enum ap_coordinate_source {
+  AP_COORDINATE_UNSPECIFIED = 0,
+  AP_COORDINATE_NONE = 1,        /* none known: random aperture */
+  AP_COORDINATE_CONFIG = 2,      /* the service config */
+  AP_COORDINATE_API = 3,         /* aperture_set_coordinate() */
+  AP_COORDINATE_ENVIRONMENT = 4, /* APERTURE_PEER_INDEX / APERTURE_PEER_COUNT */
+  AP_COORDINATE_HOSTNAME = 5,    /* host name ordinal */
+  AP_COORDINATE_CHANNEL_ARG = 6  /* aperture.peer_index / aperture.peer_count */
+} ap_coordinate_source;
+
+/* Lower-case name of a source ("none", "config", "api", "environment",
+ * "hostname", "channel_arg"); "unspecified" otherwise. */
+const char *ap_coordinate_source_name(int source);
+
 typedef struct ap_endpoint_state {
   char *address;            /* owned; e.g. "127.0.0.1:50051" */
   uint32_t ring_index;      /* position in the agreed order */
@@ -53,8 +69,7 @@ typedef struct ap_endpoint_state {
 typedef struct ap_ring_state {
   char *target;             /* owned; the channel target */
   char *mode;               /* owned; effective mode name */
-  char *coordinate_source;  /* owned; "config", "api", "environment",
-                               "hostname" or "none" (random fallback) */
+  int coordinate_source;    /* an ap_coordinate_source */
   uint32_t peer_index;
   uint32_t peer_count;      /* 0 when no coordinate is known */
   double offset;

@@ -47,17 +47,34 @@ static void reply_pack(ap_status_reply *reply, const ProtobufCMessage *msg) {
 /* protobuf-c treats a NULL string as unset; keep "" explicit. */
 static char *str_or_empty(char *s) { return s != NULL ? s : (char *)""; }
 
-static Aperture__V1__CoordinateSource coordinate_source(const char *name) {
-  if (name == NULL) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
-  if (strcmp(name, "none") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_NONE;
-  if (strcmp(name, "config") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_CONFIG;
-  if (strcmp(name, "api") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_API;
-  if (strcmp(name, "environment") == 0)
-    return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_ENVIRONMENT;
-  if (strcmp(name, "hostname") == 0) return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_HOSTNAME;
-  if (strcmp(name, "channel_arg") == 0)
-    return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_CHANNEL_ARG;
-  return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
+/* The registry's enums and the proto's agree value for value. */
+#define AP_SAME_SOURCE(NAME)                                                      \
+  _Static_assert((int)AP_COORDINATE_##NAME ==                                     \
+                     (int)APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_##NAME, \
+                 "ap_coordinate_source mirrors the proto's CoordinateSource")
+AP_SAME_SOURCE(UNSPECIFIED);
+AP_SAME_SOURCE(NONE);
+AP_SAME_SOURCE(CONFIG);
+AP_SAME_SOURCE(API);
+AP_SAME_SOURCE(ENVIRONMENT);
+AP_SAME_SOURCE(HOSTNAME);
+AP_SAME_SOURCE(CHANNEL_ARG);
+#define AP_SAME_CONN(NAME)                                                         \
+  _Static_assert((int)AP_CONN_##NAME + 1 ==                                        \
+                     (int)APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_##NAME, \
+                 "the proto's ConnectivityState is ap_connectivity + 1")
+AP_SAME_CONN(IDLE);
+AP_SAME_CONN(CONNECTING);
+AP_SAME_CONN(READY);
+AP_SAME_CONN(TRANSIENT_FAILURE);
+AP_SAME_CONN(SHUTDOWN);
+_Static_assert(APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_NO_SUBCHANNEL == 0,
+               "no subchannel is the proto's zero");
+
+static Aperture__V1__CoordinateSource coordinate_source(int source) {
+  if (source < AP_COORDINATE_UNSPECIFIED || source > AP_COORDINATE_CHANNEL_ARG)
+    return APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_UNSPECIFIED;
+  return (Aperture__V1__CoordinateSource)source;
 }
 
 /* ap_connectivity (-1 = no subchannel) -> proto enum (value + 1). */
@@ -84,7 +101,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   r->peer_index = s->peer_index;
   r->peer_count = s->peer_count;
   r->coordinate_source = coordinate_source(s->coordinate_source);
-  r->coordinate_source_name = str_or_empty(s->coordinate_source);
+  r->coordinate_source_name = (char *)ap_coordinate_source_name(s->coordinate_source);
   r->offset = s->offset;
   r->width = s->width;
   r->min_aperture = s->min_aperture;

@@ -37,14 +37,14 @@ TEST(Error, LongMessagesAreTruncatedAndTerminated) {
 }
 
 TEST(Error, StatusNames) {
-  EXPECT_STREQ(ap_status_name(AP_OK), "OK");
-  EXPECT_STREQ(ap_status_name(AP_EINVAL), "EINVAL");
-  EXPECT_STREQ(ap_status_name(AP_ERANGE), "ERANGE");
-  EXPECT_STREQ(ap_status_name(AP_ENOMEM), "ENOMEM");
-  EXPECT_STREQ(ap_status_name(AP_ESTATE), "ESTATE");
-  EXPECT_STREQ(ap_status_name(AP_EUNAVAIL), "EUNAVAIL");
-  EXPECT_STREQ(ap_status_name(AP_EINTERNAL), "EINTERNAL");
-  EXPECT_STREQ(ap_status_name(-99), "UNKNOWN");
+  EXPECT_STREQ(ap_result_name(AP_OK), "OK");
+  EXPECT_STREQ(ap_result_name(AP_EINVAL), "EINVAL");
+  EXPECT_STREQ(ap_result_name(AP_ERANGE), "ERANGE");
+  EXPECT_STREQ(ap_result_name(AP_ENOMEM), "ENOMEM");
+  EXPECT_STREQ(ap_result_name(AP_ESTATE), "ESTATE");
+  EXPECT_STREQ(ap_result_name(AP_EUNAVAIL), "EUNAVAIL");
+  EXPECT_STREQ(ap_result_name(AP_EINTERNAL), "EINTERNAL");
+  EXPECT_STREQ(ap_result_name(-99), "UNKNOWN");
 }
 
 TEST(Hash, StringAndBytesAgree) {

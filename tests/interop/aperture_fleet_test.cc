@@ -92,16 +92,29 @@ TEST_F(ApertureFleetTest, ServerConnectionsEqualThePhysicalAperturesOfTheClients
     EXPECT_EQ(static_cast<uint32_t>(kClients), ring->peer_count);
     EXPECT_EQ(static_cast<uint32_t>(kServers), ring->endpoint_count);
     int members = 0;
+    std::set<int> member_ports;
     for (size_t e = 0; e < ring->n_endpoints; e++) {
       if (!ring->endpoints[e]->in_aperture) continue;
       expected[PortOf(ring->endpoints[e]->address)]++;
+      member_ports.insert(PortOf(ring->endpoints[e]->address));
       members++;
     }
     EXPECT_EQ(static_cast<int>(ring->physical_aperture), members);
     EXPECT_GE(members, 3);
     EXPECT_LE(members, 4);
-    // calls only went to members
-    EXPECT_LE(used.size(), static_cast<size_t>(members));
+    // Calls only went to members: each server that answered (by its
+    // hostname s<i>) listens on the port of a member of this client.
+    EXPECT_FALSE(used.empty());
+    for (const std::string &host : used) {
+      int port = -1;
+      for (int i = 0; i < kServers; i++) {
+        if (servers.hostname(i) == host) port = servers.port(i);
+      }
+      ASSERT_NE(-1, port) << "calls answered by unknown server " << host;
+      EXPECT_EQ(1u, member_ports.count(port))
+          << "client " << c << " called " << host << " (port " << port
+          << "), not a member of its aperture";
+    }
     physical_total += members;
     io_unary_result_free(&r);
     grpc_channel_destroy(ch);

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,17 @@ const json_value *FindRun(const json_value *report, const std::string &scenario,
 
 double Num(const json_value *v, const char *a, const char *b = nullptr) {
   return b ? io_json_get_number(io_json_get(v, a), b, -1) : io_json_get_number(v, a, -1);
+}
+
+// A count field of a run that the report must contain: fails the test when
+// it is missing or negative (Num's -1 would otherwise compare equal to
+// another missing field).
+double Count(const json_value *run, const char *field) {
+  const json_value *v = io_json_get(run, field);
+  EXPECT_NE(nullptr, v) << "report has no field " << field;
+  double n = io_json_get_number(run, field, -1);
+  EXPECT_GE(n, 0) << field;
+  return n;
 }
 
 // Runs the fleet to completion; returns its report (empty on failure).
@@ -83,14 +95,22 @@ TEST(FleetTest, BalanceRoundRobinSpreadsAndPickFirstConcentrates) {
 }
 
 TEST(FleetTest, KillFailsOnlyCallsOnTheKilledServerAndTrafficReturns) {
+  // Each client keeps 16 calls in flight (a rate no client reaches), so
+  // the SIGKILL always catches calls on s1: they must fail, and no other.
   std::string dir = TempDir("fleet_kill");
   Json report = RunFleet({"--scenario", "kill", "--modes", "round_robin", "--servers", "3",
-                          "--clients", "2", "--duration-s", "3"},
+                          "--clients", "2", "--duration-s", "5", "--rate", "100000",
+                          "--concurrency", "16"},
                          dir);
   ASSERT_TRUE(report);
   const json_value *r = FindRun(report.get(), "kill", "round_robin");
   ASSERT_NE(nullptr, r);
-  EXPECT_EQ(Num(r, "failed_on_disturbed"), Num(r, "failed")) << "calls failed on live servers";
+  const double failed = Count(r, "failed"), on_killed = Count(r, "failed_on_disturbed");
+  EXPECT_GT(on_killed, 0) << "the kill failed no call on the killed server";
+  EXPECT_EQ(on_killed, failed) << "calls failed on live servers";
+  const json_value *servers = io_json_get(r, "servers");
+  ASSERT_EQ(3u, io_json_size(servers));
+  EXPECT_EQ(1, Num(io_json_at(servers, 1), "killed"));
   EXPECT_GE(Num(r, "recover_s"), 0) << "no traffic reached the restarted server";
   EXPECT_GT(Num(r, "ok"), 0);
 }
@@ -113,7 +133,8 @@ TEST(FleetTest, ChurnReachesClientsThroughResolverUpdates) {
   EXPECT_EQ(1, Num(added, "added"));
   EXPECT_GT(Num(added, "calls"), 0) << "the added server got no traffic";
   EXPECT_EQ(1, Num(io_json_at(servers, 0), "removed"));
-  EXPECT_EQ(Num(r, "failed_on_disturbed"), Num(r, "failed")) << "calls failed on servers that stayed";
+  EXPECT_EQ(Count(r, "failed_on_disturbed"), Count(r, "failed"))
+      << "calls failed on servers that stayed";
   EXPECT_GT(Num(r, "ok"), 0);
 }
 
@@ -185,11 +206,18 @@ TEST(FleetTest, UnknownScenarioOrModeIsAUsageError) {
     ASSERT_GE(status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[0];
   }
+  // An unknown mode is a usage error too (exit 2, documented in fleet.c),
+  // reported by name before any process starts: no report is written.
   Child c(InteropBinary("fleet"),
-          {"--modes", "bogus", "--out-dir", dir + "/out", "--svg", dir + "/x.svg"}, dir + "/log");
+          {"--modes", "round_robin,bogus", "--out-dir", dir + "/out", "--svg", dir + "/x.svg"},
+          dir + "/modes.log");
   int status = c.Wait(10000);
   ASSERT_GE(status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << "status " << status;
+  std::ifstream log(dir + "/modes.log");
+  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(std::string::npos, text.find("unknown mode 'bogus'")) << text;
+  EXPECT_FALSE(std::ifstream(dir + "/out/report.json").good());
 }
 
 }  // namespace

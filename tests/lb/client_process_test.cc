@@ -79,14 +79,10 @@ class ClientProcessTest : public ::testing::Test {
       addresses_.push_back(backends_[i]->address());
     }
   }
-  // Expected members of client `index` of 3 with minAperture 2.
+  // Expected members of client `index` of 3 with minAperture 2 in the
+  // policy's default mode (smooth).
   std::map<std::string, double> Expected(uint32_t index) {
-    ap_subset_params p;
-    ap_subset_params_init(&p);
-    p.peer_index = index;
-    p.peer_count = 3;
-    p.min_aperture = 2;
-    return ExpectedMembers(addresses_, p);
+    return ExpectedMembers(addresses_, oracle::Mode::kSmooth, index, 3, 2);
   }
   void ExpectOnlyMembersCalled(const std::map<std::string, double>& members,
                                uint64_t calls) {

@@ -17,8 +17,6 @@
 #include <grpc/support/alloc.h>
 #include <grpcpp/alarm.h>
 
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_ring.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/parse_address.h"
 #include "src/core/lib/config/core_configuration.h"
@@ -370,7 +368,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     const ap_ring_state& s = states[0];
     out->target = s.target;
     out->mode = s.mode;
-    out->coordinate_source = s.coordinate_source;
+    out->coordinate_source = ap_coordinate_source_name(s.coordinate_source);
     out->last_status = s.last_status;
     out->fingerprint = s.fingerprint;
     out->peer_index = s.peer_index;
@@ -420,34 +418,17 @@ bool WaitForState(const std::string& filter,
 }
 
 std::map<std::string, double> ExpectedMembers(
-    const std::vector<std::string>& addresses, const ap_subset_params& params,
+    const std::vector<std::string>& addresses, oracle::Mode mode,
+    uint32_t peer_index, uint32_t peer_count, uint32_t min_aperture,
     const std::vector<double>* weights) {
-  std::map<std::string, double> out;
-  size_t n = addresses.size();
-  std::vector<const char*> ptrs(n);
-  for (size_t i = 0; i < n; ++i) ptrs[i] = addresses[i].c_str();
-  std::vector<size_t> order(n);
-  if (ap_order_endpoints(ptrs.data(), n, order.data(), nullptr) != AP_OK) {
-    return out;
-  }
-  std::vector<double> ring_weights(n, 1.0);
+  std::map<std::string, double> by_address;
   if (weights != nullptr) {
-    for (size_t k = 0; k < n; ++k) ring_weights[k] = (*weights)[order[k]];
-  }
-  ap_ring* ring = nullptr;
-  ap_aperture* aperture = nullptr;
-  if (ap_ring_create(ring_weights.data(), n, &ring, nullptr) != AP_OK) {
-    return out;
-  }
-  if (ap_aperture_compute(ring, &params, &aperture, nullptr) == AP_OK) {
-    for (size_t k = 0; k < ap_aperture_count(aperture); ++k) {
-      const ap_member* m = ap_aperture_member(aperture, k);
-      out[addresses[order[m->index]]] = m->pick_weight;
+    for (size_t k = 0; k < addresses.size() && k < weights->size(); ++k) {
+      by_address[addresses[k]] = (*weights)[k];
     }
   }
-  ap_aperture_destroy(aperture);
-  ap_ring_destroy(ring);
-  return out;
+  return oracle::ExpectedByAddress(mode, addresses, peer_index, peer_count,
+                                   min_aperture, by_address);
 }
 
 std::vector<std::unique_ptr<Backend>> StartBackends(int n) {

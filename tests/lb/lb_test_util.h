@@ -1,8 +1,8 @@
 // Test helpers for the aperture policy: real backends on 127.0.0.1 that
 // answer with their own address, client channels through gRPC's fake
 // resolver (calls optionally carrying a request header), registry
-// snapshots, channelz connection counts and the core as an oracle for
-// expected subsets.
+// snapshots, channelz connection counts, and expected subsets from the
+// independent oracle in tests/oracle (never from the core under test).
 #ifndef APERTURE_TESTS_LB_TEST_UTIL_H
 #define APERTURE_TESTS_LB_TEST_UTIL_H
 
@@ -22,7 +22,7 @@
 #include <grpcpp/generic/generic_stub.h>
 
 #include "absl/status/status.h"
-#include "policy/core/ap_aperture.h"
+#include "tests/oracle/aperture_oracle.h"
 #include "src/core/ext/filters/client_channel/resolver/fake/fake_resolver.h"
 
 namespace aperture_test {
@@ -170,9 +170,13 @@ bool WaitAllMembersReady(const std::string& target, size_t members);
 // list through gRPC's LB policy registry, as a channel does.
 absl::Status ParseThroughRegistry(const std::string& aperture_json);
 
-// Expected members (address -> pick weight) computed by the core.
+// Expected members (address -> pick weight) of client `peer_index` of
+// `peer_count`, computed by the oracle from the definitions; `weights` (when
+// given) is parallel to `addresses`. Every address must be on one host
+// (the tests' backends all listen on 127.0.0.1).
 std::map<std::string, double> ExpectedMembers(
-    const std::vector<std::string>& addresses, const ap_subset_params& params,
+    const std::vector<std::string>& addresses, oracle::Mode mode,
+    uint32_t peer_index, uint32_t peer_count, uint32_t min_aperture,
     const std::vector<double>* weights = nullptr);
 
 }  // namespace aperture_test

@@ -41,8 +41,8 @@ aperture_lb::AperturePicker* PickerFor(size_t n) {
     }
     ap_pick_table* table = nullptr;
     if (ap_pick_table_create(weights.data(), n, &table, nullptr) != AP_OK) abort();
-    picker = std::make_unique<aperture_lb::AperturePicker>(std::move(slots),
-                                                           table, 2);
+    picker = std::make_unique<aperture_lb::AperturePicker>(
+        std::move(slots), aperture_lb::PickTablePtr(table), 2);
   }
   return picker.get();
 }

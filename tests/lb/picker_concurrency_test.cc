@@ -46,7 +46,8 @@ TEST(PickerConcurrency, CountersStayExactAcrossThreads) {
   }
   ap_pick_table* table = nullptr;
   ASSERT_EQ(ap_pick_table_create(kWeights, kEndpoints, &table, nullptr), AP_OK);
-  aperture_lb::AperturePicker picker(std::move(slots), table, 2);
+  aperture_lb::AperturePicker picker(std::move(slots),
+                                     aperture_lb::PickTablePtr(table), 2);
 
   std::vector<Tally> tallies(kThreads);
   std::vector<std::thread> threads;

@@ -12,13 +12,12 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/core/test_util.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {
 namespace {
 
-using aptest::Params;
+using oracle::Mode;
 
 // Continuous mode, 20 backends, client 1 of 3 with minAperture 5: calls go
 // only to the members, in proportion to their pick weights, over exactly
@@ -30,7 +29,7 @@ TEST(AperturePolicy, CallsReachOnlyMembersInProportionToPickWeights) {
       "{\"mode\":\"continuous\",\"peerIndex\":1,\"peerCount\":3,\"minAperture\":5,"
       "\"eagerConnect\":true}"));
   channel.SetAddresses(addresses);
-  auto expected = ExpectedMembers(addresses, Params(AP_MODE_CONTINUOUS, 1, 3, 5));
+  auto expected = ExpectedMembers(addresses, Mode::kContinuous, 1, 3, 5);
   ASSERT_GE(expected.size(), 5u);
   ASSERT_LT(expected.size(), 20u);
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), expected.size()));
@@ -90,7 +89,7 @@ TEST(AperturePolicy, ConfiguredWeightsShiftTraffic) {
       addresses[0] + "\":4}}"));
   channel.SetAddresses(addresses);
   auto expected =
-      ExpectedMembers(addresses, Params(AP_MODE_MESH, 0, 1, 12), &weights);
+      ExpectedMembers(addresses, Mode::kMesh, 0, 1, 12, &weights);
   ASSERT_EQ(expected.size(), 6u);
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), 6));
   const int kCalls = 1800;
@@ -124,13 +123,15 @@ size_t CountNotIn(const std::set<std::string>& a, const std::set<std::string>& b
 TEST(AperturePolicy, UpdatesMoveOnlyTheDelta) {
   auto backends = StartBackends(16);
   auto all = Addresses(backends);
-  const ap_subset_params params = Params(AP_MODE_CONTINUOUS, 0, 2, 4);
+  auto expected_members = [](const std::vector<std::string>& addresses) {
+    return ExpectedMembers(addresses, Mode::kContinuous, 0, 2, 4);
+  };
   TestChannel channel("updates", Config(
       "{\"mode\":\"continuous\",\"peerIndex\":0,\"peerCount\":2,\"minAperture\":4,"
       "\"eagerConnect\":true}"));
   std::vector<std::string> current(all.begin(), all.begin() + 10);
   channel.SetAddresses(current);
-  auto members = MemberSet(ExpectedMembers(current, params));
+  auto members = MemberSet(expected_members(current));
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), members.size()));
   StateView before;
   ASSERT_TRUE(Snapshot(channel.target(), &before));
@@ -141,7 +142,7 @@ TEST(AperturePolicy, UpdatesMoveOnlyTheDelta) {
     StateView s0;
     EXPECT_TRUE(Snapshot(channel.target(), &s0));
     channel.SetAddresses(next);
-    auto next_members = MemberSet(ExpectedMembers(next, params));
+    auto next_members = MemberSet(expected_members(next));
     EXPECT_TRUE(WaitForState(channel.target(), [&](const StateView& s) {
       return s.resolver_updates > s0.resolver_updates;
     }));
@@ -211,8 +212,7 @@ TEST(AperturePolicy, SlowBackendGetsFarFewerCalls) {
 TEST(AperturePolicy, KilledMemberWidensAndNarrowsBack) {
   auto backends = StartBackends(10);
   auto addresses = Addresses(backends);
-  const ap_subset_params params = Params(AP_MODE_CONTINUOUS, 0, 5, 3);
-  auto members = MemberSet(ExpectedMembers(addresses, params));
+  auto members = MemberSet(ExpectedMembers(addresses, Mode::kContinuous, 0, 5, 3));
   // minReady = every member: losing one widens by one. No retries: a call
   // attempt that fails on the stopped member would otherwise be retried
   // transparently elsewhere, counted as a failure by the policy but not by

@@ -36,7 +36,7 @@ int SnapshotInstance(void *ctx, ap_ring_state *out) {
   }
   out->target = dup(in->target);
   out->mode = dup("continuous");
-  out->coordinate_source = dup("api");
+  out->coordinate_source = AP_COORDINATE_API;
   out->last_status = dup("");
   out->peer_index = 1;
   out->peer_count = 3;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,8 @@ extern "C" {
 #include "policy/include/aperture.h"
 #include "policy/status/ap_status_client.h"
 }
+
+#include "tests/oracle/aperture_oracle.h"
 
 namespace {
 
@@ -329,7 +332,22 @@ TEST_F(EndToEnd, StatusMatchesWhatTheChannelDid) {
   EXPECT_EQ(total_picks, static_cast<uint64_t>(kCalls));
   EXPECT_GE(members, 2u);          // minAperture
   EXPECT_LT(members, static_cast<uint32_t>(kBackends));  // a real subset
-  EXPECT_EQ(ring->physical_aperture, intersecting);
+  // The subset itself, against the oracle (the definitions, not the core):
+  // smooth (the policy's default), client 1 of 3, minAperture 2.
+  std::vector<std::string> addresses;
+  for (auto &b : backends_) addresses.push_back(b->address());
+  const std::map<std::string, double> expected =
+      oracle::ExpectedByAddress(oracle::Mode::kSmooth, addresses, 1, 3, 2);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(ring->physical_aperture, static_cast<uint32_t>(expected.size()));
+  EXPECT_EQ(members, static_cast<uint32_t>(expected.size()));
+  EXPECT_EQ(intersecting, static_cast<uint32_t>(expected.size()));
+  for (size_t i = 0; i < ring->n_endpoints; i++) {
+    const Aperture__V1__EndpointState *e = ring->endpoints[i];
+    auto it = expected.find(e->address);
+    EXPECT_EQ(e->in_aperture, it != expected.end()) << e->address;
+    if (it != expected.end()) EXPECT_NEAR(e->pick_weight, it->second, 1e-9) << e->address;
+  }
   EXPECT_GE(ring->subchannels_created, members);
 
   // aperturectl shows the same: header and each member's row with its picks.
@@ -389,14 +407,18 @@ TEST_F(EndToEnd, PeersAgreeOnTheRingAndTogetherCoverIt) {
 
 // Status queries from two threads while channels are created, used and
 // destroyed (instances register, publish and unregister): every response
-// decodes and every ring in it is whole.
+// decodes and every ring in it is whole. The readers run until the churn
+// ends, and each round waits until a reader has seen that round's ring, so
+// the queries provably overlap the churn.
 TEST_F(EndToEnd, QueriesWhileChannelsChurn) {
+  constexpr int kRounds = 15;
+  constexpr int kMaxQueries = 200000;  // a bound, far above what 15 rounds take
   std::atomic<bool> done{false};
-  std::atomic<int> bad{0}, queries{0};
+  std::atomic<int> bad{0}, queries{0}, rings_seen{0};
   std::vector<std::thread> readers;
   for (int t = 0; t < 2; t++) {
     readers.emplace_back([&] {
-      while (!done.load() && queries.load() < 2000) {
+      while (!done.load() && queries.load() < kMaxQueries) {
         Aperture__V1__GetRingStateResponse *resp =
             QueryStatus(status_port_, backends_[0]->address());
         queries++;
@@ -404,21 +426,37 @@ TEST_F(EndToEnd, QueriesWhileChannelsChurn) {
           bad++;
           continue;
         }
-        for (size_t r = 0; r < resp->n_rings; r++)
+        for (size_t r = 0; r < resp->n_rings; r++) {
           if (resp->rings[r]->n_endpoints != resp->rings[r]->endpoint_count) bad++;
+        }
+        rings_seen += static_cast<int>(resp->n_rings);
         aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
       }
     });
   }
-  for (int round = 0; round < 15; round++) {
+  int rounds_seen = 0;
+  for (int round = 0; round < kRounds; round++) {
     ApertureChannel channel(target_, "{\"peerIndex\":" + std::to_string(round % 3) +
                                          ",\"peerCount\":3}");
     for (int i = 0; i < 5; i++) EXPECT_EQ(channel.Call(), GRPC_STATUS_OK);
+    // This round's channel is alive: a reader must report its ring before
+    // the channel goes (bounded wait: 2000 x 5 ms).
+    const int before = rings_seen.load();
+    bool seen = false;
+    for (int wait = 0; wait < 2000 && !seen; wait++) {
+      seen = rings_seen.load() > before;
+      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!seen) break;  // the readers see nothing: no need to wait out every round
+    rounds_seen++;
   }
+  const int queries_at_end = queries.load();
   done = true;
   for (auto &th : readers) th.join();
   EXPECT_EQ(bad.load(), 0);
-  EXPECT_GT(queries.load(), 0);
+  EXPECT_EQ(rounds_seen, kRounds) << "rounds whose ring no reader saw while it lived";
+  EXPECT_GT(rings_seen.load(), 0);
+  EXPECT_LT(queries_at_end, kMaxQueries) << "the readers stopped before the churn ended";
 }
 
 }  // namespace

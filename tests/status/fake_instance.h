@@ -44,7 +44,7 @@ class RegisteredInstance {
     std::lock_guard<std::mutex> lock(self->mu_);
     out->target = strdup(self->target_.c_str());
     out->mode = strdup("continuous");
-    out->coordinate_source = strdup("api");
+    out->coordinate_source = AP_COORDINATE_API;
     out->last_status = strdup("");
     out->peer_index = 2;
     out->peer_count = 5;

@@ -19,7 +19,7 @@ static int demo_snapshot(void *ctx, ap_ring_state *out) {
   snprintf(target, sizeof target, "dns:///demo-%zu.svc:443", n);
   out->target = strdup(target);
   out->mode = strdup("continuous");
-  out->coordinate_source = strdup("api");
+  out->coordinate_source = AP_COORDINATE_API;
   out->last_status = strdup("");
   out->peer_index = 1;
   out->peer_count = 4;

@@ -25,7 +25,7 @@ static int snapshot(void *ctx, ap_ring_state *out) {
   snprintf(target, sizeof target, "fuzz-ring-%zu", n);
   out->target = strdup(target);
   out->mode = strdup("continuous");
-  out->coordinate_source = strdup("config");
+  out->coordinate_source = AP_COORDINATE_CONFIG;
   out->last_status = strdup("");
   out->peer_count = 3;
   out->endpoint_count = n;

@@ -27,7 +27,7 @@
 #include "policy/affinity/ap_affinity.h"
 #include "policy/affinity/ap_session_table.h"
 #include "policy/core/ap_hash_ring.h"
-#include "policy/lb/affinity_config.h"
+#include "policy/lb/lb_affinity_config.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 #include "src/core/lib/load_balancing/lb_policy.h"

@@ -11,6 +11,17 @@
 
 namespace {
 
+// The public result codes are the core's, value for value.
+static_assert(APERTURE_OK == AP_OK, "aperture_status mirrors ap_result");
+static_assert(APERTURE_EINVAL == AP_EINVAL, "aperture_status mirrors ap_result");
+static_assert(APERTURE_ERANGE == AP_ERANGE, "aperture_status mirrors ap_result");
+static_assert(APERTURE_ENOMEM == AP_ENOMEM, "aperture_status mirrors ap_result");
+static_assert(APERTURE_ESTATE == AP_ESTATE, "aperture_status mirrors ap_result");
+static_assert(APERTURE_EUNAVAIL == AP_EUNAVAIL,
+              "aperture_status mirrors ap_result");
+static_assert(APERTURE_EINTERNAL == AP_EINTERNAL,
+              "aperture_status mirrors ap_result");
+
 // aperture_error and ap_error have the same layout; copy field by field to
 // avoid relying on it.
 void CopyError(const ap_error& from, aperture_error* to) {

@@ -1,4 +1,4 @@
-#include "policy/lb/affinity_picker.h"
+#include "policy/lb/lb_affinity_picker.h"
 
 #include <string.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "policy/lb/affinity_config.h"
+#include "policy/lb/lb_affinity_config.h"
 
 #include <errno.h>
 #include <stdlib.h>

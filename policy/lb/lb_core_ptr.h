@@ -1,0 +1,35 @@
+// Owning pointers to the C core's objects: each one frees itself with the
+// core's own destroy function, so the shim has no hand-written clear paths.
+#ifndef APERTURE_LB_CORE_PTR_H
+#define APERTURE_LB_CORE_PTR_H
+
+#include <memory>
+
+#include "policy/affinity/ap_session_table.h"
+#include "policy/core/ap_aperture.h"
+#include "policy/core/ap_hash_ring.h"
+#include "policy/core/ap_membership.h"
+#include "policy/core/ap_pick.h"
+#include "policy/core/ap_ring.h"
+
+namespace aperture_lb {
+
+struct CoreDeleter {
+  void operator()(ap_ring* p) const { ap_ring_destroy(p); }
+  void operator()(ap_aperture* p) const { ap_aperture_destroy(p); }
+  void operator()(ap_pick_table* p) const { ap_pick_table_destroy(p); }
+  void operator()(ap_membership* p) const { ap_membership_destroy(p); }
+  void operator()(ap_hash_ring* p) const { ap_hash_ring_destroy(p); }
+  void operator()(ap_session_table* p) const { ap_session_table_destroy(p); }
+};
+
+using RingPtr = std::unique_ptr<ap_ring, CoreDeleter>;
+using AperturePtr = std::unique_ptr<ap_aperture, CoreDeleter>;
+using PickTablePtr = std::unique_ptr<ap_pick_table, CoreDeleter>;
+using MembershipPtr = std::unique_ptr<ap_membership, CoreDeleter>;
+using HashRingPtr = std::unique_ptr<ap_hash_ring, CoreDeleter>;
+using SessionTablePtr = std::unique_ptr<ap_session_table, CoreDeleter>;
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_CORE_PTR_H

@@ -1,0 +1,86 @@
+// One applied membership, frozen: the members in the agreed ring order, the
+// ring over their weights, the base aperture (before any widening) and the
+// coordinate it was computed for. Built only by BuildRingSnapshot(), a pure
+// function of its arguments; immutable afterwards; frees its core objects
+// itself.
+#ifndef APERTURE_LB_RING_SNAPSHOT_H
+#define APERTURE_LB_RING_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "policy/lb/lb_config.h"
+#include "policy/lb/lb_coordinate.h"
+#include "policy/lb/lb_core_ptr.h"
+#include "policy/lb/lb_membership.h"
+
+namespace aperture_lb {
+
+class RingSnapshot {
+ public:
+  RingSnapshot(const RingSnapshot&) = delete;
+  RingSnapshot& operator=(const RingSnapshot&) = delete;
+
+  // members()[i] is ring index i (draining members keep their slot).
+  const std::vector<EffectiveMember>& members() const { return members_; }
+  size_t size() const { return members_.size(); }
+  const std::string& address(size_t i) const { return members_[i].address; }
+  bool draining(size_t i) const { return members_[i].draining; }
+  size_t draining_count() const { return draining_count_; }
+  // True when `address` is a member in its removal grace.
+  bool IsDraining(const std::string& address) const;
+
+  const ap_ring* ring() const { return ring_.get(); }
+  const ap_aperture* aperture() const { return aperture_.get(); }
+  const Coordinate& coordinate() const { return coordinate_; }
+  // Fingerprint of the ordered address list (ap_order_fingerprint).
+  uint64_t fingerprint() const { return fingerprint_; }
+  // Changes whenever the ring or the aperture would: the fingerprint, the
+  // weights and the subset parameters.
+  uint64_t key() const { return key_; }
+  // READY members the first READY picker waits for, and the widening floor:
+  // the config's minReady (at most the member count) or the logical
+  // aperture; at least 1.
+  uint32_t min_ready() const { return min_ready_; }
+
+ private:
+  friend absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
+      std::vector<EffectiveMember> members, const ApertureSettings& settings,
+      const Coordinate& coordinate, uint64_t fallback_random_seed);
+  RingSnapshot() = default;
+
+  std::vector<EffectiveMember> members_;
+  size_t draining_count_ = 0;
+  RingPtr ring_;
+  AperturePtr aperture_;
+  Coordinate coordinate_;
+  uint64_t fingerprint_ = 0;
+  uint64_t key_ = 0;
+  uint32_t min_ready_ = 1;
+};
+
+// Orders `members` (in any order, no duplicate addresses) by address with
+// the core's agreed order, builds the ring from their weights and computes
+// the aperture for `settings` (mode, minAperture, randomSeed, minReady) at
+// `coordinate` (random placement when !coordinate.known). Random mode uses
+// `fallback_random_seed` when the config gives no seed. Errors (empty list,
+// bad weight, coordinate out of range, ...) are UNAVAILABLE with a message
+// that starts with "aperture: " and says which step failed.
+absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
+    std::vector<EffectiveMember> members, const ApertureSettings& settings,
+    const Coordinate& coordinate, uint64_t fallback_random_seed);
+
+// What the status service's last_status says about a freshly applied ring:
+// the missing coordinate (random aperture) or the coordinate's note, and
+// the draining members; "" when there is nothing to report.
+std::string RingStatusNote(const RingSnapshot& ring);
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_RING_SNAPSHOT_H

@@ -1,0 +1,248 @@
+// The ring snapshot as a pure function of members, settings and coordinate:
+// no channel, no subchannel. Expected pick weights are computed here from
+// the arcs and the window, not read back from the core.
+#include <math.h>
+#include <string.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "policy/core/ap_order.h"
+#include "policy/lb/lb_ring_snapshot.h"
+
+namespace aperture_lb {
+namespace {
+
+EffectiveMember Member(const std::string& address, double weight = 1.0,
+                       bool draining = false) {
+  grpc_resolved_address raw;
+  memset(&raw, 0, sizeof(raw));
+  return EffectiveMember{address,
+                         grpc_core::ServerAddress(raw, grpc_core::ChannelArgs()),
+                         weight, draining};
+}
+
+Coordinate At(uint32_t index, uint32_t count) {
+  Coordinate c;
+  c.known = true;
+  c.peer_index = index;
+  c.peer_count = count;
+  c.source = AP_COORDINATE_CONFIG;
+  return c;
+}
+
+ApertureSettings Settings(ap_mode mode, uint32_t min_aperture) {
+  ApertureSettings s;
+  s.mode = mode;
+  s.min_aperture = min_aperture;
+  return s;
+}
+
+std::unique_ptr<const RingSnapshot> Build(std::vector<EffectiveMember> members,
+                                          const ApertureSettings& settings,
+                                          const Coordinate& coordinate,
+                                          uint64_t seed = 7) {
+  auto built = BuildRingSnapshot(std::move(members), settings, coordinate, seed);
+  EXPECT_TRUE(built.ok()) << built.status();
+  return built.ok() ? std::move(*built) : nullptr;
+}
+
+std::vector<std::string> Addresses(const RingSnapshot& s) {
+  std::vector<std::string> out;
+  for (const EffectiveMember& m : s.members()) out.push_back(m.address);
+  return out;
+}
+
+const std::vector<std::string> kSix = {"10.0.0.5:80", "10.0.0.1:80",
+                                       "10.0.0.3:80", "10.0.0.6:80",
+                                       "10.0.0.2:80", "10.0.0.4:80"};
+
+TEST(RingSnapshot, OrderDependsOnTheAddressesOnly) {
+  std::vector<EffectiveMember> forward, backward;
+  for (size_t i = 0; i < kSix.size(); ++i) {
+    forward.push_back(Member(kSix[i], 1.0 + i));
+    backward.insert(backward.begin(), Member(kSix[i], 1.0 + i));
+  }
+  auto a = Build(forward, Settings(AP_MODE_CONTINUOUS, 2), At(0, 3));
+  auto b = Build(backward, Settings(AP_MODE_CONTINUOUS, 2), At(0, 3));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(Addresses(*a), Addresses(*b));
+  EXPECT_EQ(a->fingerprint(), b->fingerprint());
+  EXPECT_EQ(a->key(), b->key());
+
+  // The agreed order of the core, and every member exactly once with its
+  // own weight.
+  std::vector<const char*> pointers;
+  for (const std::string& s : kSix) pointers.push_back(s.c_str());
+  std::vector<size_t> order(kSix.size());
+  ASSERT_EQ(ap_order_endpoints(pointers.data(), kSix.size(), order.data(),
+                               nullptr),
+            AP_OK);
+  ASSERT_EQ(a->size(), kSix.size());
+  for (size_t k = 0; k < kSix.size(); ++k) {
+    EXPECT_EQ(a->address(k), kSix[order[k]]);
+    EXPECT_EQ(a->members()[k].weight, 1.0 + order[k]);
+    EXPECT_EQ(ap_ring_weight(a->ring(), k), 1.0 + order[k]);
+  }
+}
+
+// Continuous mode over weighted arcs: member i is in the aperture iff its
+// arc overlaps the window [index/C, (index+m)/C) with m = ceil(A*C/N), and
+// its pick weight is overlap / arc width x weight (the window wraps).
+TEST(RingSnapshot, ContinuousMembersAndPickWeightsFollowTheWindow) {
+  const std::map<std::string, double> weights = {
+      {"10.1.0.1:80", 2.0}, {"10.1.0.2:80", 1.0}, {"10.1.0.3:80", 1.0},
+      {"10.1.0.4:80", 3.0}, {"10.1.0.5:80", 1.0}};
+  const uint32_t count = 3, min_aperture = 2;
+  for (uint32_t index = 0; index < count; ++index) {
+    std::vector<EffectiveMember> members;
+    for (const auto& w : weights) members.push_back(Member(w.first, w.second));
+    auto s = Build(members, Settings(AP_MODE_CONTINUOUS, min_aperture),
+                   At(index, count));
+    ASSERT_TRUE(s);
+    const size_t n = s->size();
+    double total = 0;
+    for (const auto& w : weights) total += w.second;
+    const uint64_t m = (uint64_t{min_aperture} * count + n - 1) / n;
+    const double lo = static_cast<double>(index) / count;
+    const double hi = static_cast<double>(index + m) / count;
+    std::map<uint32_t, double> expected;  // ring index -> pick weight
+    double start = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double w = weights.at(s->address(i));
+      const double end = start + w / total;
+      auto part = [&](double a, double b) {
+        return std::max(0.0, std::min(end, b) - std::max(start, a));
+      };
+      // The window wraps around the ring (mod 1).
+      const double overlap =
+          part(lo, std::min(hi, 1.0)) + (hi > 1.0 ? part(0.0, hi - 1.0) : 0.0);
+      if (overlap > 1e-9) expected[i] = overlap / (end - start) * w;
+      start = end;
+    }
+    const ap_aperture* a = s->aperture();
+    ASSERT_EQ(ap_aperture_count(a), expected.size()) << "index " << index;
+    for (size_t k = 0; k < ap_aperture_count(a); ++k) {
+      const ap_member* member = ap_aperture_member(a, k);
+      ASSERT_EQ(expected.count(member->index), 1u) << member->index;
+      EXPECT_NEAR(member->pick_weight, expected[member->index], 1e-9);
+    }
+    EXPECT_EQ(s->coordinate().peer_index, index);
+    EXPECT_EQ(ap_aperture_mode(a), AP_MODE_CONTINUOUS);
+  }
+}
+
+TEST(RingSnapshot, MeshHoldsEveryMemberWithItsWeight) {
+  std::vector<EffectiveMember> members;
+  for (size_t i = 0; i < kSix.size(); ++i) members.push_back(Member(kSix[i], 1.0 + i));
+  auto s = Build(members, Settings(AP_MODE_MESH, 1), Coordinate());
+  ASSERT_TRUE(s);
+  ASSERT_EQ(ap_aperture_count(s->aperture()), kSix.size());
+  for (size_t k = 0; k < kSix.size(); ++k) {
+    const ap_member* m = ap_aperture_member(s->aperture(), k);
+    EXPECT_EQ(m->pick_weight, s->members()[m->index].weight);
+  }
+}
+
+TEST(RingSnapshot, MinReadyIsTheConfigCappedOrTheLogicalAperture) {
+  std::vector<EffectiveMember> members;
+  for (const std::string& a : kSix) members.push_back(Member(a));
+  ApertureSettings settings = Settings(AP_MODE_CONTINUOUS, 4);
+  auto by_default = Build(members, settings, At(0, 2));
+  ASSERT_TRUE(by_default);
+  EXPECT_EQ(by_default->min_ready(), 4u);
+  settings.has_min_ready = true;
+  settings.min_ready = 50;
+  auto capped = Build(members, settings, At(0, 2));
+  ASSERT_TRUE(capped);
+  EXPECT_EQ(capped->min_ready(), kSix.size());
+  settings.min_ready = 0;
+  auto floor = Build(members, settings, At(0, 2));
+  ASSERT_TRUE(floor);
+  EXPECT_EQ(floor->min_ready(), 1u);
+}
+
+TEST(RingSnapshot, DrainingMembersKeepTheirSlot) {
+  std::vector<EffectiveMember> members;
+  for (const std::string& a : kSix) members.push_back(Member(a, 1.0, a == kSix[2]));
+  auto s = Build(members, Settings(AP_MODE_MESH, 1), Coordinate());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->size(), kSix.size());
+  EXPECT_EQ(s->draining_count(), 1u);
+  EXPECT_TRUE(s->IsDraining(kSix[2]));
+  EXPECT_FALSE(s->IsDraining(kSix[0]));
+  EXPECT_FALSE(s->IsDraining("10.9.9.9:80"));
+  for (size_t i = 0; i < s->size(); ++i) {
+    EXPECT_EQ(s->draining(i), s->address(i) == kSix[2]);
+  }
+}
+
+TEST(RingSnapshot, KeyFollowsWhatShapesTheRing) {
+  auto members = [](double first_weight) {
+    std::vector<EffectiveMember> out;
+    for (const std::string& a : kSix) {
+      out.push_back(Member(a, a == kSix[0] ? first_weight : 1.0));
+    }
+    return out;
+  };
+  ApertureSettings continuous = Settings(AP_MODE_CONTINUOUS, 2);
+  auto base = Build(members(1.0), continuous, At(0, 3));
+  auto same = Build(members(1.0), continuous, At(0, 3));
+  auto weight = Build(members(2.0), continuous, At(0, 3));
+  auto coordinate = Build(members(1.0), continuous, At(1, 3));
+  ASSERT_TRUE(base && same && weight && coordinate);
+  EXPECT_EQ(base->key(), same->key());
+  EXPECT_NE(base->key(), weight->key());
+  EXPECT_NE(base->key(), coordinate->key());
+
+  // Random mode: the config's seed wins over the fallback.
+  ApertureSettings random = Settings(AP_MODE_RANDOM, 2);
+  auto fallback1 = Build(members(1.0), random, Coordinate(), 1);
+  auto fallback2 = Build(members(1.0), random, Coordinate(), 2);
+  random.has_random_seed = true;
+  random.random_seed = 99;
+  auto seeded1 = Build(members(1.0), random, Coordinate(), 1);
+  auto seeded2 = Build(members(1.0), random, Coordinate(), 2);
+  ASSERT_TRUE(fallback1 && fallback2 && seeded1 && seeded2);
+  EXPECT_NE(fallback1->key(), fallback2->key());
+  EXPECT_EQ(seeded1->key(), seeded2->key());
+}
+
+TEST(RingSnapshot, BadInputIsAnErrorNamingTheStep) {
+  auto empty = BuildRingSnapshot({}, Settings(AP_MODE_MESH, 1), Coordinate(), 1);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(empty.status().message().find("no endpoint left"),
+            absl::string_view::npos);
+
+  auto weight = BuildRingSnapshot({Member(kSix[0], 1.0), Member(kSix[1], -1.0)},
+                                  Settings(AP_MODE_MESH, 1), Coordinate(), 1);
+  ASSERT_FALSE(weight.ok());
+  EXPECT_NE(weight.status().message().find("aperture: cannot build the ring"),
+            absl::string_view::npos)
+      << weight.status();
+
+  auto coordinate =
+      BuildRingSnapshot({Member(kSix[0]), Member(kSix[1])},
+                        Settings(AP_MODE_CONTINUOUS, 1), At(5, 3), 1);
+  ASSERT_FALSE(coordinate.ok());
+  EXPECT_NE(coordinate.status().message().find(
+                "aperture: cannot compute the aperture"),
+            absl::string_view::npos)
+      << coordinate.status();
+
+  auto duplicate = BuildRingSnapshot({Member(kSix[0]), Member(kSix[0])},
+                                     Settings(AP_MODE_MESH, 1), Coordinate(), 1);
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_NE(duplicate.status().message().find("aperture: cannot order"),
+            absl::string_view::npos)
+      << duplicate.status();
+}
+
+}  // namespace
+}  // namespace aperture_lb
