@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/core/ap_hash.h"
-
-/* Seed of the key hash; any constant works (the table is per process). */
-#define AP_SESSION_HASH_SEED 0x5e55104u
+#include "policy/core/ap_siphash.h"
 
 typedef struct ap_session_entry {
   struct ap_session_entry *chain_next; /* bucket chain */
@@ -43,6 +40,7 @@ typedef struct ap_session_shard {
 } ap_session_shard;
 
 struct ap_session_table {
+  ap_siphash_key key; /* secret: keys cannot be chosen to collide */
   size_t capacity;
   uint64_t idle_ms;
   unsigned shard_bits;
@@ -89,8 +87,9 @@ static int check_address(const char *address, size_t *len, const char *what,
   return AP_OK;
 }
 
-static uint64_t key_hash(const char *key, size_t key_len) {
-  return ap_hash64(key, key_len, AP_SESSION_HASH_SEED);
+static uint64_t key_hash(const ap_session_table *t, const char *key,
+                         size_t key_len) {
+  return ap_siphash24(&t->key, key, key_len);
 }
 
 static ap_session_shard *shard_of(ap_session_table *t, uint64_t hash) {
@@ -173,17 +172,33 @@ static void reclaim_expired(ap_session_table *t, ap_session_shard *s,
   }
 }
 
+/* The least recently used entry of the bucket of `hash` when that bucket
+ * already holds AP_SESSION_MAX_CHAIN entries, else NULL. */
+static ap_session_entry *full_chain_victim(const ap_session_shard *s,
+                                           uint64_t hash) {
+  ap_session_entry *victim = NULL;
+  size_t length = 0;
+  for (ap_session_entry *e = s->buckets[hash & s->bucket_mask]; e != NULL;
+       e = e->chain_next) {
+    length++;
+    if (victim == NULL || e->last_used_ms <= victim->last_used_ms) victim = e;
+  }
+  return length >= AP_SESSION_MAX_CHAIN ? victim : NULL;
+}
+
 /* Inserts a new entry for (key, address) as the newest one. `spare` is a
- * detached block (or NULL) to reuse or free. Evicts the oldest entry when
- * the shard is full. Returns AP_OK or AP_ENOMEM (then nothing is inserted
- * and the spare is freed). */
+ * detached block (or NULL) to reuse or free. Evicts the oldest entry of the
+ * key's bucket when that chain is at its bound, else the shard's oldest
+ * entry when the shard is full. Returns AP_OK or AP_ENOMEM (then nothing is
+ * inserted and the spare is freed). */
 static int insert(ap_session_table *t, ap_session_shard *s, uint64_t hash,
                   const char *key, size_t key_len, const char *address,
                   size_t address_len, uint64_t now_ms, ap_session_entry *spare,
                   ap_error *err) {
   reclaim_expired(t, s, now_ms, NULL);
-  if (s->count >= s->capacity && s->oldest != NULL) {
-    ap_session_entry *victim = s->oldest;
+  ap_session_entry *victim = full_chain_victim(s, hash);
+  if (victim == NULL && s->count >= s->capacity) victim = s->oldest;
+  if (victim != NULL) {
     detach(t, s, victim);
     atomic_fetch_add_explicit(&t->evictions, 1, memory_order_relaxed);
     if (spare == NULL || victim->storage > spare->storage) {
@@ -222,6 +237,15 @@ static int insert(ap_session_table *t, ap_session_shard *s, uint64_t hash,
 
 int ap_session_table_create(size_t max_sessions, uint64_t idle_ms,
                             ap_session_table **out, ap_error *err) {
+  const ap_siphash_key key = ap_siphash_process_key();
+  return ap_session_table_create_keyed(max_sessions, idle_ms, &key, out, err);
+}
+
+int ap_session_table_create_keyed(size_t max_sessions, uint64_t idle_ms,
+                                  const ap_siphash_key *key,
+                                  ap_session_table **out, ap_error *err) {
+  if (key == NULL)
+    return ap_error_set(err, AP_EINVAL, "session table: key is NULL");
   if (out == NULL)
     return ap_error_set(err, AP_EINVAL, "session table: out is NULL");
   if (max_sessions < 1 || max_sessions > AP_SESSION_MAX_SESSIONS)
@@ -237,6 +261,7 @@ int ap_session_table_create(size_t max_sessions, uint64_t idle_ms,
   while ((1u << (bits + 1)) <= AP_SESSION_DEFAULT_SHARDS &&
          ((size_t)1 << (bits + 1)) <= max_sessions)
     bits++;
+  t->key = *key;
   t->capacity = max_sessions;
   t->idle_ms = idle_ms;
   t->shard_bits = bits;
@@ -314,7 +339,7 @@ int ap_session_table_get(ap_session_table *t, const char *key, size_t key_len,
   if (found == NULL)
     return ap_error_set(err, AP_EINVAL, "%s: found is NULL", what);
   *found = 0;
-  uint64_t hash = key_hash(key, key_len);
+  uint64_t hash = key_hash(t, key, key_len);
   ap_session_shard *s = shard_of(t, hash);
   pthread_mutex_lock(&s->mu);
   ap_session_entry *e = find_live(t, s, hash, key, key_len, now_ms);
@@ -345,7 +370,7 @@ int ap_session_table_put(ap_session_table *t, const char *key, size_t key_len,
   size_t address_len = 0;
   rc = check_address(address, &address_len, what, err);
   if (rc != AP_OK) return rc;
-  uint64_t hash = key_hash(key, key_len);
+  uint64_t hash = key_hash(t, key, key_len);
   ap_session_shard *s = shard_of(t, hash);
   pthread_mutex_lock(&s->mu);
   ap_session_entry *old = find(s, hash, key, key_len);
@@ -362,7 +387,7 @@ int ap_session_table_remove(ap_session_table *t, const char *key,
   if (t == NULL) return ap_error_set(err, AP_EINVAL, "%s: table is NULL", what);
   int rc = check_key(key, key_len, what, err);
   if (rc != AP_OK) return rc;
-  uint64_t hash = key_hash(key, key_len);
+  uint64_t hash = key_hash(t, key, key_len);
   ap_session_shard *s = shard_of(t, hash);
   pthread_mutex_lock(&s->mu);
   ap_session_entry *e = find(s, hash, key, key_len);
@@ -386,7 +411,7 @@ int ap_session_table_route(ap_session_table *t, const char *key,
   if (chooser == NULL || chooser->usable == NULL || chooser->place == NULL)
     return ap_error_set(err, AP_EINVAL,
                         "%s: chooser or one of its callbacks is NULL", what);
-  uint64_t hash = key_hash(key, key_len);
+  uint64_t hash = key_hash(t, key, key_len);
   ap_session_shard *s = shard_of(t, hash);
   pthread_mutex_lock(&s->mu);
   ap_session_entry *e = find_live(t, s, hash, key, key_len, now_ms);
@@ -451,4 +476,21 @@ uint64_t ap_session_table_evictions(const ap_session_table *t) {
   if (t == NULL) return 0;
   return atomic_load_explicit(&((ap_session_table *)t)->evictions,
                               memory_order_relaxed);
+}
+
+size_t ap_session_table_longest_chain(ap_session_table *t) {
+  if (t == NULL) return 0;
+  size_t longest = 0;
+  for (size_t i = 0; i < t->nshards; i++) {
+    ap_session_shard *s = &t->shards[i];
+    pthread_mutex_lock(&s->mu);
+    for (size_t b = 0; b <= s->bucket_mask; b++) {
+      size_t n = 0;
+      for (ap_session_entry *e = s->buckets[b]; e != NULL; e = e->chain_next)
+        n++;
+      if (n > longest) longest = n;
+    }
+    pthread_mutex_unlock(&s->mu);
+  }
+  return longest;
 }

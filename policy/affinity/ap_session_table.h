@@ -19,6 +19,19 @@
  * allocates nothing; a new key allocates one block for key and address,
  * except when it reuses the block of the entry it evicts.
  *
+ * Hashing: keys are hashed with SipHash-2-4 under a secret key (one per
+ * process, drawn from the kernel), so clients that choose session keys
+ * cannot aim them at one shard or one bucket. Each bucket chain is also
+ * capped at AP_SESSION_MAX_CHAIN entries (a new key in a full chain evicts
+ * that chain's least recently used entry), so a lookup compares at most
+ * that many keys whatever the hash does.
+ *
+ * Memory: an entry costs about 56 bytes of header + key + address + 1,
+ * plus the allocator's rounding (~16 bytes) and its share of the bucket
+ * array (8 to 16 bytes). A full table of AP_SESSION_MAX_SESSIONS entries
+ * therefore holds about 140 MiB with 36-byte keys and short addresses, and
+ * at most about 1.6 GiB with keys and addresses at their length bounds.
+ *
  * Time is passed in by the caller (`now_ms`, a monotonic clock in
  * milliseconds) so the table never reads a clock itself and tests are
  * deterministic.
@@ -34,15 +47,19 @@
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
+#include "policy/core/ap_siphash.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Bounds that keep the memory of a full table predictable. */
-#define AP_SESSION_MAX_SESSIONS ((size_t)1 << 24)
+/* Bounds that keep the memory of a full table predictable (see Memory
+ * above: at most ~1.6 GiB at the cap, ~140 MiB for typical keys). */
+#define AP_SESSION_MAX_SESSIONS ((size_t)1 << 20)
 #define AP_SESSION_MAX_KEY_LEN ((size_t)1024)
 #define AP_SESSION_MAX_ADDRESS_LEN ((size_t)512)
+/* Longest bucket chain: a lookup compares at most this many keys. */
+#define AP_SESSION_MAX_CHAIN 8u
 /* Shards used when the capacity allows (one mutex each). */
 #define AP_SESSION_DEFAULT_SHARDS 16u
 
@@ -54,6 +71,13 @@ typedef struct ap_session_table ap_session_table;
  * with ap_session_table_destroy(). */
 int ap_session_table_create(size_t max_sessions, uint64_t idle_ms,
                             ap_session_table **out, ap_error *err);
+
+/* As ap_session_table_create(), with the hash key given instead of the
+ * process's secret one: for reproducible tests and benchmarks. A key known
+ * to the clients gives up the protection against chosen collisions. */
+int ap_session_table_create_keyed(size_t max_sessions, uint64_t idle_ms,
+                                  const ap_siphash_key *key,
+                                  ap_session_table **out, ap_error *err);
 
 /* Frees the table and every entry (NULL is ignored). */
 void ap_session_table_destroy(ap_session_table *table);
@@ -128,6 +152,11 @@ size_t ap_session_table_capacity(const ap_session_table *table);
 
 /* Number of entries evicted to make room since creation; 0 for NULL. */
 uint64_t ap_session_table_evictions(const ap_session_table *table);
+
+/* Length of the longest bucket chain now (never above
+ * AP_SESSION_MAX_CHAIN); 0 for NULL. A diagnostic: takes every shard lock
+ * in turn and walks every bucket. */
+size_t ap_session_table_longest_chain(ap_session_table *table);
 
 #ifdef __cplusplus
 }

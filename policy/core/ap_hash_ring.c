@@ -223,6 +223,13 @@ size_t ap_hash_ring_lookup(const ap_hash_ring *ring, uint64_t h) {
 int ap_hash_ring_lookup_usable(const ap_hash_ring *ring, uint64_t h,
                                const uint8_t *usable, size_t *member,
                                ap_error *err) {
+  return ap_hash_ring_lookup_usable_steps(ring, h, usable, member, NULL, err);
+}
+
+int ap_hash_ring_lookup_usable_steps(const ap_hash_ring *ring, uint64_t h,
+                                     const uint8_t *usable, size_t *member,
+                                     size_t *steps, ap_error *err) {
+  if (steps != NULL) *steps = 0;
   if (ring == NULL)
     return ap_error_set(err, AP_EINVAL, "hash ring lookup: ring is NULL");
   if (usable == NULL)
@@ -230,15 +237,38 @@ int ap_hash_ring_lookup_usable(const ap_hash_ring *ring, uint64_t h,
   if (member == NULL)
     return ap_error_set(err, AP_EINVAL, "hash ring lookup: member is NULL");
   size_t k = first_point_at_or_after(ring, h);
-  /* Walk clockwise at most once around the ring; no allocation, no lock. */
-  for (size_t step = 0; step < ring->npoints; step++) {
+  const size_t owner = ring->points[k].member;
+  /* Walk clockwise over at most AP_HASH_RING_MAX_WALK points: the exact
+   * consistent-hash answer whenever a usable member is that close, which
+   * is nearly always unless few members are usable. No allocation, no
+   * lock. */
+  const size_t walk = ring->npoints < AP_HASH_RING_MAX_WALK
+                          ? ring->npoints
+                          : AP_HASH_RING_MAX_WALK;
+  size_t n = 0;
+  for (; n < walk; n++) {
     uint32_t m = ring->points[k].member;
     if (usable[m]) {
       *member = m;
+      if (steps != NULL) *steps = n + 1;
       return AP_OK;
     }
     k = (k + 1 == ring->npoints) ? 0 : k + 1;
   }
+  /* Few usable members: the first usable one after the key's owner in
+   * member order, so the cost is bounded by the member count, not by the
+   * (up to vnodes times larger) point count. Still a pure function of the
+   * key and the usable set, so clients that agree on both agree here. */
+  for (size_t i = 1; i <= ring->members; i++) {
+    size_t m = (owner + i) % ring->members;
+    n++;
+    if (usable[m]) {
+      *member = m;
+      if (steps != NULL) *steps = n;
+      return AP_OK;
+    }
+  }
+  if (steps != NULL) *steps = n;
   return ap_error_set(err, AP_EUNAVAIL,
                       "hash ring lookup: none of the %zu members is usable",
                       ring->members);

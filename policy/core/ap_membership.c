@@ -47,6 +47,7 @@ void ap_membership_params_init(ap_membership_params *params) {
   if (params == NULL) return;
   params->removal_grace_ms = 0;
   params->coalesce_ms = 0;
+  params->max_members = 0;
 }
 
 int ap_membership_create(const ap_membership_params *params,
@@ -68,11 +69,16 @@ int ap_membership_create(const ap_membership_params *params,
                         (unsigned long long)params->coalesce_ms,
                         (unsigned long long)AP_MEMBERSHIP_MAX_MS);
   }
+  if (params->max_members > AP_MAX_ENDPOINTS) {
+    return ap_error_set(err, AP_ERANGE, "max_members %zu is above the maximum %zu",
+                        params->max_members, AP_MAX_ENDPOINTS);
+  }
   ap_membership *m = calloc(1, sizeof(*m));
   if (m == NULL) {
     return ap_error_set(err, AP_ENOMEM, "out of memory creating a membership");
   }
   m->params = *params;
+  if (m->params.max_members == 0) m->params.max_members = AP_MAX_ENDPOINTS;
   *out = m;
   ap_error_clear(err);
   return AP_OK;
@@ -236,6 +242,60 @@ static int same_as_listed(const ap_membership *m, const listed *list,
   return 1;
 }
 
+typedef struct drain_slot {
+  uint64_t deadline_ms;
+  size_t index;
+} drain_slot;
+
+static int compare_drain_slots(const void *a, const void *b) {
+  const drain_slot *x = a, *y = b;
+  if (x->deadline_ms != y->deadline_ms)
+    return x->deadline_ms < y->deadline_ms ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Keeps live + draining within max_members: the draining members that
+ * would leave first (earliest deadline, then address order) leave now.
+ * Live members are never dropped (the update already bounds them). Returns
+ * the change bits; on allocation failure drops the draining members from
+ * the end, still within the bound. */
+static unsigned cap_draining(ap_membership *m) {
+  if (m->count <= m->params.max_members || m->draining == 0) return 0;
+  size_t excess = m->count - m->params.max_members;
+  if (excess > m->draining) excess = m->draining;
+  drain_slot *slots = malloc(m->draining * sizeof(*slots));
+  size_t d = 0;
+  for (size_t i = 0; i < m->count; ++i) {
+    if (!m->members[i].draining) continue;
+    if (slots != NULL) slots[d] = (drain_slot){m->members[i].drain_deadline_ms, i};
+    ++d;
+  }
+  if (slots != NULL) {
+    qsort(slots, d, sizeof(*slots), compare_drain_slots);
+    for (size_t k = 0; k < excess; ++k) m->members[slots[k].index].draining = 2;
+    free(slots);
+  } else {
+    size_t left = excess;
+    for (size_t i = m->count; i > 0 && left > 0; --i) {
+      if (m->members[i - 1].draining) {
+        m->members[i - 1].draining = 2;
+        --left;
+      }
+    }
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < m->count; ++i) {
+    if (m->members[i].draining == 2) {
+      free(m->members[i].address);
+      continue;
+    }
+    m->members[out++] = m->members[i];
+  }
+  m->count = out;
+  m->draining -= excess;
+  return AP_MEMBERSHIP_RING_CHANGED;
+}
+
 /* Makes `list` (sorted) the resolver's view at now_ms: new addresses join,
  * listed ones take their weight and stop draining, missing ones start
  * draining (or leave, with no grace or once their grace has expired). */
@@ -312,6 +372,7 @@ static int apply(ap_membership *m, const listed *list, size_t n,
   m->members = next;
   m->count = out;
   m->draining = draining;
+  changed |= cap_draining(m);
   record_changes(m, changed, now_ms);
   *changes = changed;
   return AP_OK;

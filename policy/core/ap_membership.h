@@ -18,6 +18,12 @@
  *   applied at once. Grace expiries wait for the window's end too. An
  *   update within the window that equals the current (non-draining)
  *   members drops what was held and changes nothing.
+ * - Bounded draining: live and draining members together never exceed
+ *   max_members (default AP_MAX_ENDPOINTS, the most a ring holds). When an
+ *   update would go past it (a large list swap within the grace), the
+ *   draining members that would leave first (earliest deadline, then
+ *   address order) leave at once; live members are never dropped for
+ *   draining ones.
  *
  * Time is a caller-supplied monotonic clock in milliseconds (never read
  * here): every call takes `now_ms`, which must not go backwards. The module
@@ -70,6 +76,9 @@ enum {
 typedef struct ap_membership_params {
   uint64_t removal_grace_ms; /* 0: a removed address leaves at once */
   uint64_t coalesce_ms;      /* 0: every update is applied at once */
+  size_t max_members;        /* bound on live + draining members; 0 (the
+                                default) = AP_MAX_ENDPOINTS, the ring's
+                                limit, at most that */
 } ap_membership_params;
 
 /* One effective member. `address` belongs to the membership. */
@@ -82,12 +91,14 @@ typedef struct ap_membership_entry {
 
 typedef struct ap_membership ap_membership;
 
-/* Sets both durations to 0 (no grace, no coalescing). */
+/* Sets both durations to 0 (no grace, no coalescing) and max_members to 0
+ * (the default bound). */
 void ap_membership_params_init(ap_membership_params *params);
 
 /* Creates an empty membership (no entries, nothing held) in *out.
  * AP_EINVAL for NULL params or out, AP_ERANGE for a duration above
- * AP_MEMBERSHIP_MAX_MS (the message names the field), AP_ENOMEM.
+ * AP_MEMBERSHIP_MAX_MS or max_members above AP_MAX_ENDPOINTS (the message
+ * names the field), AP_ENOMEM.
  * On error *out is NULL (when out is not NULL). */
 int ap_membership_create(const ap_membership_params *params,
                          ap_membership **out, ap_error *err);

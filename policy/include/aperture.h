@@ -120,21 +120,35 @@ APERTURE_API void aperture_status_server_stop(aperture_status_server *server);
 /* The status service on a grpc_server the application owns. */
 typedef struct aperture_status_service aperture_status_service;
 
-/* Registers the status and health methods and a private callback completion
- * queue on `server`. Must be called before grpc_server_start(): gRPC offers
- * no way to check that, and registering on a started server is undefined in
- * gRPC itself. Fails with APERTURE_ESTATE when the methods are already
- * registered on this server; *out is set even then (the queue is already
- * attached to the server) and must be passed to
- * aperture_status_service_destroy() once the server is shut down or
- * destroyed. The application keeps
- * driving its own queues; completions of these methods run on gRPC's
- * callback threads, so nothing else is needed. Unregistered methods are left
- * to the application. The message size limits are the server's (requests
- * above 64 KiB are still refused with RESOURCE_EXHAUSTED). */
+/* Registers aperture.v1.ApertureStatus/GetRingState and a private callback
+ * completion queue on `server`; the same as aperture_status_register_with()
+ * with flags 0, so grpc.health.v1.Health/Check stays the application's
+ * (the application's server is healthy or not by its own measure). */
 APERTURE_API int aperture_status_register(struct grpc_server *server,
                                           aperture_status_service **out,
                                           aperture_error *err);
+
+/* Also registers grpc.health.v1.Health/Check, answering SERVING for the
+ * empty service name (opt-in: only for a server that has no health service
+ * of its own and whose health is just "the process is up"). */
+#define APERTURE_STATUS_WITH_HEALTH 1u
+
+/* Registers the status methods on `server`, plus Health/Check when flags
+ * has APERTURE_STATUS_WITH_HEALTH (other bits: APERTURE_EINVAL). Must be
+ * called before grpc_server_start(): gRPC offers no way to check that, and
+ * registering on a started server is undefined in gRPC itself. Fails with
+ * APERTURE_ESTATE when a method is already registered on this server; *out
+ * is set even then (the queue is already attached to the server) and must
+ * be passed to aperture_status_service_destroy() once the server is shut
+ * down or destroyed. The application keeps driving its own queues;
+ * completions of these methods run on gRPC's callback threads, so nothing
+ * else is needed. Unregistered methods are left to the application. The
+ * message size limits are the server's (requests above 64 KiB are still
+ * refused with RESOURCE_EXHAUSTED). */
+APERTURE_API int aperture_status_register_with(struct grpc_server *server,
+                                               unsigned flags,
+                                               aperture_status_service **out,
+                                               aperture_error *err);
 
 /* Starts serving; call after grpc_server_start(). */
 APERTURE_API int aperture_status_service_start(aperture_status_service *service,

@@ -10,6 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "policy/core/ap_hash_ring.h"
+#include "policy/core/ap_number.h"
 
 #include "policy/lb/lb_peer_config.h"
 
@@ -66,21 +68,61 @@ bool ReadUint(const Json::Object& obj, const char* field, uint64_t lo,
   return true;
 }
 
-bool ReadPositiveNumber(const Json& value, const std::string& field,
-                        double* out, Errors* errors) {
+// Reads an endpoint weight: a JSON number in [AP_MIN_WEIGHT, AP_MAX_WEIGHT]
+// (what the ring and the pick table always accept), parsed the same way
+// under every locale.
+bool ReadWeight(const Json& value, const std::string& field, double* out,
+                Errors* errors) {
+  const std::string range =
+      absl::StrCat("a number in [", AP_MIN_WEIGHT, ", ", AP_MAX_WEIGHT, "]");
   if (value.type() != Json::Type::NUMBER) {
-    errors->Add(field, "is not a number (must be a finite number > 0)");
+    errors->Add(field, absl::StrCat("is not a number (must be ", range, ")"));
     return false;
   }
-  char* end = nullptr;
-  double v = strtod(value.string_value().c_str(), &end);
-  if (end == nullptr || *end != '\0' || !isfinite(v) || v <= 0) {
-    errors->Add(field, absl::StrCat("must be a finite number > 0, got ",
-                                    value.string_value()));
+  double v = 0;
+  ap_error err;
+  if (ap_parse_double(value.string_value().c_str(), &v, &err) != AP_OK) {
+    errors->Add(field, absl::StrCat("must be ", range, ": ", err.message));
+    return false;
+  }
+  if (ap_check_weight(v, &err) != AP_OK) {
+    errors->Add(field, err.message);
     return false;
   }
   *out = v;
   return true;
+}
+
+// Points a member of weight w gets on the hash ring (as ap_hash_ring
+// counts them): max(1, round(w * vnodes)).
+double HashPoints(double weight, uint32_t vnodes) {
+  double p = floor(weight * static_cast<double>(vnodes) + 0.5);
+  return p < 1 ? 1 : p;
+}
+
+// Hash affinity: the configured weights times hashVnodes must fit the
+// ring's point cap, member by member and together, or the ring would be
+// refused at run time and hash affinity silently switched off.
+void CheckHashPoints(const ApertureSettings& s, Errors* errors) {
+  if (s.affinity.mode != AP_AFFINITY_HASH) return;
+  const double cap = static_cast<double>(AP_HASH_RING_MAX_POINTS);
+  double total = 0;
+  for (const auto& kv : s.weights) {
+    const double points = HashPoints(kv.second, s.affinity.hash_vnodes);
+    total += points;
+    if (points > cap) {
+      errors->Add(absl::StrCat("weights[\"", kv.first, "\"]"),
+                  absl::StrCat("weight ", kv.second, " x hashVnodes ",
+                               s.affinity.hash_vnodes, " gives ", points,
+                               " hash points, above the cap of ", cap));
+    }
+  }
+  if (total > cap) {
+    errors->Add("hashVnodes",
+                absl::StrCat("the configured weights x hashVnodes ",
+                             s.affinity.hash_vnodes, " give ", total,
+                             " hash points, above the cap of ", cap));
+  }
 }
 
 }  // namespace
@@ -201,7 +243,7 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
           continue;
         }
         double w = 0;
-        if (ReadPositiveNumber(kv.second, field, &w, &errors)) {
+        if (ReadWeight(kv.second, field, &w, &errors)) {
           s.weights[kv.first] = w;
         }
       }
@@ -212,6 +254,7 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
                                   absl::string_view message) {
                           errors.Add(field, message);
                         });
+  CheckHashPoints(s, &errors);
   if (!errors.empty()) return errors.ToStatus();
   return s;
 }

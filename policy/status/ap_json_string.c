@@ -1,10 +1,20 @@
 #include "policy/status/ap_json_string.h"
 
+#include <string.h>
+
+#include "policy/status/ap_text_escape.h"
+
 void ap_json_write_string(FILE *f, const char *s) {
   if (f == NULL) return;
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t left = strlen((const char *)p);
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') {
+  while (left > 0) {
+    size_t len = *p < 0x80 ? 1 : ap_utf8_sequence_length(p, left);
+    if (len == 0) {
+      fputs("\xEF\xBF\xBD", f); /* not UTF-8: U+FFFD, one byte at a time */
+      len = 1;
+    } else if (*p == '"' || *p == '\\') {
       fputc('\\', f);
       fputc(*p, f);
     } else if (*p == '\n') {
@@ -13,11 +23,13 @@ void ap_json_write_string(FILE *f, const char *s) {
       fputs("\\r", f);
     } else if (*p == '\t') {
       fputs("\\t", f);
-    } else if (*p < 0x20) {
+    } else if (*p < 0x20 || *p == 0x7F) {
       fprintf(f, "\\u%04x", *p);
     } else {
-      fputc(*p, f);
+      fwrite(p, 1, len, f);
     }
+    p += len;
+    left -= len;
   }
   fputc('"', f);
 }

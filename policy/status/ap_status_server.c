@@ -222,25 +222,33 @@ static void on_call_event(grpc_completion_queue_functor *functor, int ok) {
   tag_done(svc);
 }
 
+/* Registers GetRingState, and Health/Check when `with_health`: the health
+ * answer is always SERVING, which is true of an admin server but would
+ * hide the state of an application's own service. */
 static int service_init(struct aperture_status_service *svc, grpc_server *server,
-                        grpc_completion_queue *cq, int serve_unknown, aperture_error *err) {
+                        grpc_completion_queue *cq, int serve_unknown, int with_health,
+                        aperture_error *err) {
   svc->server = server;
   svc->cq = cq;
   svc->serve_unknown = serve_unknown;
   svc->methods[KIND_RING_STATE] = grpc_server_register_method(
       server, AP_STATUS_METHOD_GET_RING_STATE, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+  if (svc->methods[KIND_RING_STATE] == NULL)
+    return set_error(err, APERTURE_ESTATE, "cannot register %s (already registered on this server?)",
+                     AP_STATUS_METHOD_GET_RING_STATE);
+  if (!with_health) return APERTURE_OK;
   svc->methods[KIND_HEALTH] = grpc_server_register_method(
       server, AP_STATUS_METHOD_HEALTH_CHECK, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
-  if (svc->methods[KIND_RING_STATE] == NULL || svc->methods[KIND_HEALTH] == NULL)
-    return set_error(err, APERTURE_ESTATE,
-                     "cannot register %s and %s (already registered on this server?)",
-                     AP_STATUS_METHOD_GET_RING_STATE, AP_STATUS_METHOD_HEALTH_CHECK);
+  if (svc->methods[KIND_HEALTH] == NULL)
+    return set_error(err, APERTURE_ESTATE, "cannot register %s (already registered on this server?)",
+                     AP_STATUS_METHOD_HEALTH_CHECK);
   return APERTURE_OK;
 }
 
 static int service_start(struct aperture_status_service *svc, aperture_error *err) {
   for (int kind = 0; kind < KIND_COUNT; kind++) {
     if (kind == KIND_UNKNOWN && !svc->serve_unknown) continue;
+    if (kind == KIND_HEALTH && svc->methods[kind] == NULL) continue; /* not asked for */
     int rc = request_next(svc, kind);
     if (rc != APERTURE_OK)
       return set_error(err, rc, "cannot request calls on the server (%s)",
@@ -331,7 +339,7 @@ int aperture_status_server_start(const char *address, aperture_status_server **o
     return set_error(err, APERTURE_EINTERNAL, "aperture_status_server_start: gRPC refused to create a server");
   }
   grpc_server_register_completion_queue(server, cq, NULL);
-  int rc = service_init(&s->svc, server, cq, 1, err);
+  int rc = service_init(&s->svc, server, cq, 1, 1, err);
   if (rc != APERTURE_OK) {
     admin_abort(s);
     return rc;
@@ -409,9 +417,16 @@ static void on_cq_shutdown(grpc_completion_queue_functor *functor, int ok) {
 
 int aperture_status_register(struct grpc_server *server, aperture_status_service **out,
                              aperture_error *err) {
+  return aperture_status_register_with(server, 0, out, err);
+}
+
+int aperture_status_register_with(struct grpc_server *server, unsigned flags,
+                                  aperture_status_service **out, aperture_error *err) {
   if (out == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_register: out is NULL");
   *out = NULL;
   if (server == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_register: server is NULL");
+  if ((flags & ~(unsigned)APERTURE_STATUS_WITH_HEALTH) != 0)
+    return set_error(err, APERTURE_EINVAL, "aperture_status_register: unknown flags 0x%x", flags);
   struct aperture_status_service *svc = calloc(1, sizeof *svc);
   if (svc == NULL) return set_error(err, APERTURE_ENOMEM, "aperture_status_register: out of memory");
   pthread_mutex_init(&svc->mu, NULL);
@@ -429,7 +444,7 @@ int aperture_status_register(struct grpc_server *server, aperture_status_service
   /* Registering the queue is harmless if method registration fails below:
    * destroy() still shuts it down. */
   grpc_server_register_completion_queue(server, cq, NULL);
-  int rc = service_init(svc, server, cq, 0, err);
+  int rc = service_init(svc, server, cq, 0, (flags & APERTURE_STATUS_WITH_HEALTH) != 0, err);
   *out = svc; /* even on failure the caller frees it with destroy() */
   if (rc != APERTURE_OK) {
     svc->shutting_down = 1;

@@ -22,6 +22,7 @@
 #include "policy/status/ap_json_string.h"
 #include "policy/status/ap_metrics.h"
 #include "policy/status/ap_status_client.h"
+#include "policy/status/ap_text_escape.h"
 
 enum { EXIT_OK = 0, EXIT_RPC = 1, EXIT_USAGE = 2, EXIT_DECODE = 3 };
 
@@ -144,27 +145,39 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
   }
   for (size_t i = 0; i < r->n_rings; i++) {
     const Aperture__V1__RingState *g = r->rings[i];
+    /* Every server-supplied string goes through ap_escape_for_terminal. */
+    char target[1024], mode[128], source[128], fingerprint[128], status[1024];
+    ap_escape_for_terminal(g->target, target, sizeof target);
+    ap_escape_for_terminal(g->mode, mode, sizeof mode);
+    ap_escape_for_terminal(g->coordinate_source_name, source, sizeof source);
+    ap_escape_for_terminal(g->fingerprint, fingerprint, sizeof fingerprint);
+    ap_escape_for_terminal(g->last_status, status, sizeof status);
     if (i > 0) putchar('\n');
-    printf("channel %s\n", g->target);
+    printf("channel %s\n", target);
     if (g->peer_count > 0)
-      printf("  mode %s  coordinate %u/%u (%s)  offset %.6f  width %.6f\n", g->mode,
-             g->peer_index, g->peer_count, g->coordinate_source_name, g->offset, g->width);
+      printf("  mode %s  coordinate %u/%u (%s)  offset %.6f  width %.6f\n", mode,
+             g->peer_index, g->peer_count, source, g->offset, g->width);
     else
-      printf("  mode %s  coordinate none (%s)  offset %.6f  width %.6f\n", g->mode,
-             g->coordinate_source_name, g->offset, g->width);
+      printf("  mode %s  coordinate none (%s)  offset %.6f  width %.6f\n", mode,
+             source, g->offset, g->width);
     if (g->peer_target[0] != '\0')
-      printf("  peers %s  count %u  fingerprint %s  coordinate changes %llu\n", g->peer_target,
-             g->peer_count, g->peer_fingerprint[0] ? g->peer_fingerprint : "-",
+      {
+      char peers[1024], peer_fp[128];
+      ap_escape_for_terminal(g->peer_target, peers, sizeof peers);
+      ap_escape_for_terminal(g->peer_fingerprint, peer_fp, sizeof peer_fp);
+      printf("  peers %s  count %u  fingerprint %s  coordinate changes %llu\n", peers,
+             g->peer_count, peer_fp[0] ? peer_fp : "-",
              (unsigned long long)g->coordinate_changes);
+    }
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
-           g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->fingerprint);
+           g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
     printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
            "widenings %llu\n",
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
            (unsigned long long)g->subchannels_created,
            (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
-    printf("  last_status %s\n", g->last_status[0] ? g->last_status : "-");
+    printf("  last_status %s\n", status[0] ? status : "-");
     if (g->affinity_sessions > 0)
       printf("  affinity_sessions %llu\n", (unsigned long long)g->affinity_sessions);
     if (g->n_endpoints > 0)
@@ -180,8 +193,10 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     for (size_t k = 0; k < g->n_endpoints; k++) {
       const Aperture__V1__EndpointState *e = g->endpoints[k];
       const char *ap = e->draining ? "d" : e->widened ? "w" : e->in_aperture ? "*" : "";
+      char address[1024];
+      ap_escape_for_terminal(e->address, address, sizeof address);
       printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu\n", e->ring_index,
-             e->address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
+             address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
              conn_name(e->connectivity), (unsigned long long)e->outstanding,
              (unsigned long long)e->picks, (unsigned long long)e->failures);
     }
@@ -192,14 +207,16 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
 /* Reports a failed call on stderr; returns the exit code. */
 static int report_call_failure(const char *address, int timeout_ms,
                                const ap_status_call_result *res) {
+  char details[2048];
+  ap_escape_for_terminal(res->details, details, sizeof details);
   if (res->status == 4 /* DEADLINE_EXCEEDED */)
     fprintf(stderr, "aperturectl: %s did not answer within %d ms (DEADLINE_EXCEEDED)\n", address,
             timeout_ms);
   else if (res->status == 14 /* UNAVAILABLE */)
-    fprintf(stderr, "aperturectl: cannot reach %s (UNAVAILABLE: %s)\n", address, res->details);
+    fprintf(stderr, "aperturectl: cannot reach %s (UNAVAILABLE: %s)\n", address, details);
   else
     fprintf(stderr, "aperturectl: %s answered %s: %s\n", address, status_code_name(res->status),
-            res->details);
+            details);
   return EXIT_RPC;
 }
 
@@ -244,7 +261,9 @@ static int cmd_status(const char *address, int argc, char **argv, int metrics) {
                           (int)timeout_ms, &res);
   free(bytes);
   if (rc != 0) {
-    fprintf(stderr, "aperturectl: %s\n", res.details);
+    char details[2048];
+    fprintf(stderr, "aperturectl: %s\n",
+            ap_escape_for_terminal(res.details, details, sizeof details));
     ap_status_call_result_clear(&res);
     return EXIT_USAGE;
   }
@@ -295,7 +314,9 @@ static int cmd_health(const char *address, int argc, char **argv) {
   ap_status_call_result res;
   if (ap_status_call(address, "/grpc.health.v1.Health/Check", bytes, len, (int)timeout_ms,
                      &res) != 0) {
-    fprintf(stderr, "aperturectl: %s\n", res.details);
+    char details[2048];
+    fprintf(stderr, "aperturectl: %s\n",
+            ap_escape_for_terminal(res.details, details, sizeof details));
     ap_status_call_result_clear(&res);
     return EXIT_USAGE;
   }

@@ -2,6 +2,9 @@
 // insert / lookup / move, input validation, LRU eviction at the cap under a
 // flood of unique keys, idle expiry with caller-supplied time, and the
 // atomic route() used by sticky picks (the seed 002 scenario on the table).
+#include <malloc.h>
+
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -10,6 +13,7 @@
 
 extern "C" {
 #include "policy/affinity/ap_session_table.h"
+#include "policy/core/ap_hash.h"
 }
 
 namespace {
@@ -17,9 +21,11 @@ namespace {
 // Owns a table for one test.
 struct Table {
   ap_session_table* t = nullptr;
+  // A fixed hash key: the shard split is the same every run.
   Table(size_t cap, uint64_t idle_ms) {
     ap_error err;
-    int rc = ap_session_table_create(cap, idle_ms, &t, &err);
+    const ap_siphash_key key = {0x0123456789abcdefull, 0x0fedcba987654321ull};
+    int rc = ap_session_table_create_keyed(cap, idle_ms, &key, &t, &err);
     EXPECT_EQ(rc, AP_OK) << err.message;
   }
   ~Table() { ap_session_table_destroy(t); }
@@ -194,6 +200,106 @@ TEST(SessionTable, FloodOfUniqueKeysStaysAtTheCapAndKeepsHotKeys) {
   for (int i = 0; i < flood - 5000; i++)
     if (!tb.Get("flood-" + std::to_string(i), flood).empty()) old_survivors++;
   EXPECT_EQ(old_survivors, 0);
+}
+
+// ---- hashing under chosen keys ---------------------------------------------
+
+// The inverse of an odd 64-bit multiplier (Newton's iteration).
+uint64_t InverseOf(uint64_t a) {
+  uint64_t x = a;
+  for (int i = 0; i < 6; ++i) x *= 2 - a * x;
+  return x;
+}
+
+uint64_t Rotr(uint64_t x, int r) { return (x >> r) | (x << (64 - r)); }
+
+// An 8-byte key whose ap_hash64 under `seed` is exactly `target`: ap_hash64
+// is unkeyed and every step of it is invertible, so anyone can aim keys.
+std::string KeyWithUnkeyedHash(uint64_t target, uint64_t seed) {
+  const uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full,
+                 k3 = 0x165667B19E3779F9ull;
+  uint64_t x = target;  // undo the splitmix64 finalizer
+  x ^= (x >> 31) ^ (x >> 62);
+  x *= InverseOf(0x94D049BB133111EBull);
+  x ^= (x >> 27) ^ (x >> 54);
+  x *= InverseOf(0xBF58476D1CE4E5B9ull);
+  x ^= (x >> 30) ^ (x >> 60);
+  const uint64_t h1 = x ^ 8;  // the length is xored in before finalizing
+  const uint64_t h0 = (seed + k3) ^ (8 * k1);
+  const uint64_t mixed = Rotr((h1 - k2) * InverseOf(k3), 27) ^ h0;
+  const uint64_t word = Rotr(mixed * InverseOf(k1), 31) * InverseOf(k2);
+  std::string key(8, '\0');
+  for (int i = 0; i < 8; ++i) key[i] = static_cast<char>(word >> (8 * i));
+  return key;
+}
+
+// Keys aimed, under the unkeyed hash the table once used (seed 0x5e55104),
+// at shard 0 and bucket 0 must spread like any others: no shard overflows,
+// so nothing is evicted from a table far from full.
+TEST(SessionTable, KeysAimedAtOneShardDoNotEvictOthers) {
+  const uint64_t kOldSeed = 0x5e55104u;
+  Table tb(1024, 0);  // 16 shards of 64 entries
+  std::vector<std::string> victims;
+  for (int i = 0; i < 32; ++i) victims.push_back("victim-" + std::to_string(i));
+  for (const auto& v : victims) tb.Put(v, "V:1");
+  for (uint64_t i = 1; i <= 300; ++i) {
+    // Top 4 bits 0 (shard 0), low 20 bits 0 (bucket 0).
+    const std::string key = KeyWithUnkeyedHash(i << 20, kOldSeed);
+    ASSERT_EQ(ap_hash64(key.data(), key.size(), kOldSeed), i << 20);
+    tb.Put(key, "A:1");
+  }
+  EXPECT_EQ(ap_session_table_evictions(tb.t), 0u);
+  EXPECT_EQ(tb.Size(), 332u);
+  for (const auto& v : victims) EXPECT_EQ(tb.Get(v), "V:1") << v;
+  EXPECT_LE(ap_session_table_longest_chain(tb.t), AP_SESSION_MAX_CHAIN);
+}
+
+// Even keys that do share a bucket (found here by search, since the test
+// knows the hash key) never make a chain longer than AP_SESSION_MAX_CHAIN:
+// the chain's least recently used entry makes room.
+TEST(SessionTable, BucketChainsAreBounded) {
+  const ap_siphash_key key = {0x0123456789abcdefull, 0x0fedcba987654321ull};
+  Table tb(1024, 0);  // the same key as Table uses; 64 buckets per shard
+  std::vector<std::string> same_bucket;
+  for (uint64_t i = 0; same_bucket.size() < 20 && i < 10000000; ++i) {
+    const std::string k = "k" + std::to_string(i);
+    const uint64_t h = ap_siphash24(&key, k.data(), k.size());
+    if ((h >> 60) == 0 && (h & 63) == 0) same_bucket.push_back(k);
+  }
+  ASSERT_EQ(same_bucket.size(), 20u);
+  for (size_t i = 0; i < same_bucket.size(); ++i)
+    tb.Put(same_bucket[i], "S:" + std::to_string(i), i + 1);
+  EXPECT_EQ(ap_session_table_longest_chain(tb.t), AP_SESSION_MAX_CHAIN);
+  EXPECT_EQ(tb.Size(), AP_SESSION_MAX_CHAIN);
+  EXPECT_EQ(ap_session_table_evictions(tb.t), 20u - AP_SESSION_MAX_CHAIN);
+  // The survivors are the most recently used ones.
+  EXPECT_EQ(tb.Get(same_bucket[0]), "");
+  EXPECT_EQ(tb.Get(same_bucket[19]), "S:19");
+}
+
+// The documented bound: a full table of AP_SESSION_MAX_SESSIONS entries
+// with keys and addresses at their length bounds fits in 2 GiB. The cost
+// per entry is measured from the allocator on a smaller table.
+TEST(SessionTable, FullTableAtTheCapFitsTheDocumentedMemory) {
+  const size_t n = 4096;
+  struct mallinfo2 before = mallinfo2();
+  {
+    Table tb(n, 0);
+    const std::string address(AP_SESSION_MAX_ADDRESS_LEN, 'a');
+    struct mallinfo2 empty = mallinfo2();
+    if (empty.uordblks == before.uordblks)
+      GTEST_SKIP() << "the allocator does not report usage (sanitizer)";
+    for (size_t i = 0; i < n; ++i) {
+      std::string key = std::to_string(i);
+      key.resize(AP_SESSION_MAX_KEY_LEN, 'k');
+      tb.Put(key, address);
+    }
+    struct mallinfo2 full = mallinfo2();
+    const double per_entry =
+        static_cast<double>(full.uordblks - before.uordblks) / n;
+    const double at_cap = per_entry * AP_SESSION_MAX_SESSIONS;
+    EXPECT_LE(at_cap, 2.0 * (1u << 30)) << per_entry << " bytes per entry";
+  }
 }
 
 TEST(SessionTable, IdleEntriesExpire) {

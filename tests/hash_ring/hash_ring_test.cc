@@ -3,6 +3,7 @@
 // so every run sees the same numbers; tolerances are 4 standard deviations
 // of the quantity under the model "ring points are independent uniform
 // points", worked out next to each check.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -188,6 +189,33 @@ TEST(HashRing, UsableLookupEqualsRingWithoutTheSkippedMembers) {
               AP_OK);
     EXPECT_EQ(m, ap_hash_ring_lookup(full.ring, h));
   }
+}
+
+// With one usable member among many with many points each, a lookup must
+// not walk the whole ring: at most AP_HASH_RING_MAX_WALK points plus one
+// pass over the members.
+TEST(HashRing, UsableLookupIsBoundedWhenFewMembersAreUsable) {
+  std::vector<std::string> names = Members("n", 200);
+  Ring ring(names, std::vector<double>(200, 1.0), 2000);  // 400,000 points
+  ASSERT_NE(ring.ring, nullptr);
+  std::vector<uint8_t> usable(200, 0);
+  usable[137] = 1;
+  size_t worst = 0;
+  for (uint64_t h : Keys(500)) {
+    size_t m = 0, steps = 0;
+    ap_error err;
+    ASSERT_EQ(ap_hash_ring_lookup_usable_steps(ring.ring, h, usable.data(), &m, &steps, &err),
+              AP_OK);
+    EXPECT_EQ(m, 137u);
+    worst = std::max(worst, steps);
+  }
+  EXPECT_LE(worst, AP_HASH_RING_MAX_WALK + 200);
+  // No member usable: the same bound, and AP_EUNAVAIL.
+  usable[137] = 0;
+  size_t m = 0, steps = 0;
+  EXPECT_EQ(ap_hash_ring_lookup_usable_steps(ring.ring, 42, usable.data(), &m, &steps, nullptr),
+            AP_EUNAVAIL);
+  EXPECT_EQ(steps, AP_HASH_RING_MAX_WALK + 200);
 }
 
 TEST(HashRing, OwnershipIndependentOfInputOrder) {

@@ -1,4 +1,5 @@
 // Config validation, coordinate sources and the registration API.
+#include <locale.h>
 #include <stdlib.h>
 
 #include <string>
@@ -61,6 +62,60 @@ TEST(ApertureConfig, BadFieldsAreNamed) {
 
 // A bad config from the resolver fails the channel's calls with the field
 // in the status.
+// Values the core would refuse later (and make the channel drop every
+// endpoint, or switch hash affinity off) are refused at parse time with
+// their field name.
+TEST(ApertureConfig, WeightsTheCoreWouldRefuseAreRejected) {
+  const std::string field = "weights[\"10.0.0.1:80\"]";
+  // Two 1e308 weights overflow the ring's total.
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":1e308,\"10.0.0.2:80\":1e308}}", field);
+  // A subnormal weight underflows the pick weights.
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":4.9e-324}}", field);
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":1e-300}}", field);
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":1e300}}", field);
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\":1e999}}", field);
+  // The bounds themselves are fine.
+  EXPECT_TRUE(ParseThroughRegistry("{\"weights\":{\"a:1\":1e-6,\"b:1\":1e6}}").ok());
+}
+
+TEST(ApertureConfig, HashPointsOverTheCapAreRejected) {
+  const std::string hash =
+      "\"affinity\":\"hash\",\"affinityHeader\":\"x-key\",";
+  // 1000 x 65536 vnodes: 65.5 million points for one member.
+  ExpectFieldError("{" + hash + "\"hashVnodes\":65536,\"weights\":{\"10.0.0.1:80\":1000}}",
+                   "weights[\"10.0.0.1:80\"]");
+  // Each member fits, together they do not.
+  std::string many;
+  for (int i = 0; i < 300; ++i)
+    many += (i ? "," : "") + std::string("\"10.0.") + std::to_string(i) + ".1:80\":1";
+  ExpectFieldError("{" + hash + "\"hashVnodes\":65536,\"weights\":{" + many + "}}",
+                   "hashVnodes");
+  // The same weights without hash affinity are fine, and so is a small ring.
+  EXPECT_TRUE(ParseThroughRegistry("{\"weights\":{\"10.0.0.1:80\":1000}}").ok());
+  EXPECT_TRUE(ParseThroughRegistry("{" + hash + "\"hashVnodes\":100,\"weights\":{" + many +
+                                   "}}")
+                  .ok());
+}
+
+// Under a locale whose decimal separator is a comma, "1.5" is still 1.5
+// (strtod would stop at the '.'). The locale is compiled into the test's
+// temporary directory with localedef; without it the test is skipped.
+TEST(ApertureConfig, NumbersParseTheSameUnderEveryLocale) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  ASSERT_NE(tmp, nullptr);
+  const std::string dir = std::string(tmp) + "/locales";
+  const std::string cmd = "mkdir -p " + dir + " && localedef -i de_DE -f UTF-8 " + dir +
+                          "/de_DE.UTF-8 >/dev/null 2>&1";
+  if (system(cmd.c_str()) != 0) GTEST_SKIP() << "localedef cannot build de_DE.UTF-8 here";
+  setenv("LOCPATH", dir.c_str(), 1);
+  if (setlocale(LC_NUMERIC, "de_DE.UTF-8") == nullptr)
+    GTEST_SKIP() << "the de_DE.UTF-8 locale does not load";
+  EXPECT_EQ(strtod("1.5", nullptr), 1.0);  // the hazard is real here
+  absl::Status s = ParseThroughRegistry("{\"weights\":{\"10.0.0.1:80\":1.5}}");
+  setlocale(LC_NUMERIC, "C");
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
 TEST(ApertureConfig, BadConfigFromResolverFailsCallsNamingTheField) {
   Backend backend;
   TestChannel channel("badconfig", "");

@@ -443,3 +443,61 @@ TEST(MembershipValidation, TickAndAccessors) {
 }
 
 }  // namespace
+
+namespace {
+
+std::vector<std::string> Numbered(const std::string &prefix, size_t n) {
+  std::vector<std::string> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+// A list swap within the removal grace: the old members drain while the new
+// ones join. Together they must stay within what a ring holds
+// (AP_MAX_ENDPOINTS), or the channel's rebuild fails.
+TEST(MembershipDrainingCap, LargeListSwapStaysWithinTheRingLimit) {
+  Membership m = Make(60000, 0);
+  const size_t n = 600000;
+  Update(m.get(), Numbered("10.1.", n), 0);
+  ASSERT_EQ(ap_membership_count(m.get()), n);
+  unsigned changes = Update(m.get(), Numbered("10.2.", n), 10);
+  EXPECT_NE(changes & AP_MEMBERSHIP_RING_CHANGED, 0u);
+  EXPECT_LE(ap_membership_count(m.get()), AP_MAX_ENDPOINTS);
+  EXPECT_EQ(ap_membership_count(m.get()), AP_MAX_ENDPOINTS);
+  EXPECT_EQ(ap_membership_draining_count(m.get()), AP_MAX_ENDPOINTS - n);
+}
+
+// The rule with a small bound: the draining members that would leave first
+// (earliest deadline, then address order) leave now; live ones stay.
+TEST(MembershipDrainingCap, EarliestDeadlinesLeaveFirst) {
+  ap_membership_params params;
+  ap_membership_params_init(&params);
+  params.removal_grace_ms = 1000;
+  params.max_members = 6;
+  ap_membership *raw = nullptr;
+  ap_error err;
+  ASSERT_EQ(ap_membership_create(&params, &raw, &err), AP_OK) << err.message;
+  Membership m(raw);
+  Update(m.get(), {"a", "b", "c"}, 0);
+  Update(m.get(), {"c"}, 100);                // a, b drain until 1100
+  Update(m.get(), {"d", "e"}, 200);           // c drains until 1200
+  EXPECT_EQ(ap_membership_count(m.get()), 5u);
+  EXPECT_EQ(ap_membership_draining_count(m.get()), 3u);
+  Update(m.get(), {"d", "e", "f", "g"}, 300);  // 4 live + 3 draining > 6
+  EXPECT_EQ(ap_membership_count(m.get()), 6u);
+  EXPECT_EQ(ap_membership_draining_count(m.get()), 2u);
+  size_t index = 0;
+  EXPECT_NE(ap_membership_find(m.get(), "a", &index, nullptr), AP_OK);  // left first
+  EXPECT_EQ(ap_membership_find(m.get(), "b", &index, nullptr), AP_OK);
+  EXPECT_EQ(ap_membership_find(m.get(), "c", &index, nullptr), AP_OK);
+  Update(m.get(), {"d", "e", "f", "g", "h", "i", "j"}, 400);  // live alone > 6
+  EXPECT_EQ(ap_membership_count(m.get()), 7u);
+  EXPECT_EQ(ap_membership_draining_count(m.get()), 0u);
+
+  params.max_members = AP_MAX_ENDPOINTS + 1;
+  EXPECT_EQ(ap_membership_create(&params, &raw, &err), AP_ERANGE);
+  EXPECT_NE(std::string(err.message).find("max_members"), std::string::npos);
+}
+
+}  // namespace

@@ -127,6 +127,49 @@ TEST_F(AperturectlTest, PeerDiscoveryIsShown) {
   EXPECT_FALSE(Has(r.out, "  peers ")) << r.out;
 }
 
+// True when `s` is well-formed UTF-8 (decoded independently of the code
+// under test: lead byte, continuation bytes, shortest form, range).
+bool IsValidUtf8(const std::string &s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1f) : n == 3 ? (b & 0x0f) : (b & 0x07);
+    for (size_t k = 1; k < n; ++k) {
+      const unsigned char c = static_cast<unsigned char>(s[i + k]);
+      if ((c >> 6) != 2) return false;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n;
+  }
+  return true;
+}
+
+// A server may send anything in its strings: terminal escape sequences
+// (here: set the window title, clear the screen) and bytes that are not
+// UTF-8. The table shows them as \xNN; the JSON stays valid UTF-8.
+TEST_F(AperturectlTest, ServerStringsCannotReachTheTerminalRaw) {
+  const std::string evil = "dns:///evil\x1b]0;owned\x07\x1b[2J\x9b\xc2\x9b.svc\xff\xfe:443";
+  RegisteredInstance bad(evil, 2);
+  CtlRun table = Ctl("status " + addr_);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(table.out.find('\x07'), std::string::npos);
+  EXPECT_TRUE(IsValidUtf8(table.out));
+  EXPECT_TRUE(Has(table.out, "channel dns:///evil\\x1b]0;owned\\x07\\x1b[2J\\x9b\\xc2\\x9b.svc"
+                             "\\xff\\xfe:443\n"))
+      << table.out;
+  CtlRun json = Ctl("status " + addr_ + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.find('\x1b'), std::string::npos);
+  EXPECT_TRUE(IsValidUtf8(json.out));
+  EXPECT_TRUE(Has(json.out, "\"target\":\"dns:///evil\\u001b]0;owned\\u0007\\u001b[2J"
+                            "\xef\xbf\xbd\xc2\x9b.svc\xef\xbf\xbd\xef\xbf\xbd:443\""))
+      << json.out;
+}
+
 TEST_F(AperturectlTest, FilterCapAndPaging) {
   RegisteredInstance alpha("dns:///alpha.svc:443", 2), big("dns:///big.svc:443", 1500);
   CtlRun only_big = Ctl("status " + addr_ + " --target big");

@@ -373,6 +373,63 @@ TEST(StatusServerApi, ServesOnApplicationOwnedServer) {
   grpc_shutdown();
 }
 
+// On a server the application owns, Health/Check stays the application's:
+// it can register its own after the status service.
+TEST(StatusServerApi, ApplicationOwnedServerKeepsItsHealthMethod) {
+  grpc_init();
+  grpc_server *server = grpc_server_create(nullptr, nullptr);
+  aperture_error err;
+  aperture_status_service *svc = nullptr;
+  ASSERT_EQ(aperture_status_register(server, &svc, &err), APERTURE_OK) << err.message;
+  void *own_health = grpc_server_register_method(server, kHealthCheck, nullptr,
+                                                 GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+  EXPECT_NE(own_health, nullptr) << "the status service took Health/Check";
+  grpc_server_destroy(server);
+  aperture_status_service_destroy(svc);
+  grpc_shutdown();
+}
+
+// Health on an application-owned server is opt-in, and served when asked.
+TEST(StatusServerApi, HealthOnApplicationOwnedServerIsOptIn) {
+  aperture_error err;
+  aperture_status_service *svc = nullptr;
+  grpc_init();
+  grpc_server *server = grpc_server_create(nullptr, nullptr);
+  EXPECT_EQ(aperture_status_register_with(server, 0x80, &svc, &err), APERTURE_EINVAL);
+  EXPECT_NE(std::string(err.message).find("flags"), std::string::npos) << err.message;
+  EXPECT_EQ(svc, nullptr);
+  grpc_completion_queue *cq = grpc_completion_queue_create_for_next(nullptr);
+  grpc_server_register_completion_queue(server, cq, nullptr);
+  ASSERT_EQ(aperture_status_register_with(server, APERTURE_STATUS_WITH_HEALTH, &svc, &err),
+            APERTURE_OK)
+      << err.message;
+  EXPECT_EQ(grpc_server_register_method(server, kHealthCheck, nullptr,
+                                        GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0),
+            nullptr);
+  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+  int port = grpc_server_add_http2_port(server, "127.0.0.1:0", creds);
+  grpc_server_credentials_release(creds);
+  ASSERT_GT(port, 0);
+  grpc_server_start(server);
+  ASSERT_EQ(aperture_status_service_start(svc, &err), APERTURE_OK) << err.message;
+  ap_status_call_result r = Raw(port, kHealthCheck, "");
+  EXPECT_EQ(r.status, GRPC_STATUS_OK) << r.details;
+  ap_status_call_result_clear(&r);
+  int tag = 0;
+  grpc_server_shutdown_and_notify(server, cq, &tag);
+  grpc_server_cancel_all_calls(server);
+  grpc_event ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
+  EXPECT_EQ(ev.tag, &tag);
+  aperture_status_service_destroy(svc);
+  grpc_server_destroy(server);
+  grpc_completion_queue_shutdown(cq);
+  while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr).type !=
+         GRPC_QUEUE_SHUTDOWN) {
+  }
+  grpc_completion_queue_destroy(cq);
+  grpc_shutdown();
+}
+
 TEST(StatusServerApi, RegisterRejectsNullAndDuplicateRegistration) {
   aperture_error err;
   aperture_status_service *svc = nullptr;
