@@ -16,22 +16,22 @@ static Google__Protobuf__Value *to_value(const json_value *v) {
   if (out == NULL) return NULL;
   Google__Protobuf__Value init = GOOGLE__PROTOBUF__VALUE__INIT;
   *out = init;
-  switch (json_type_of(v)) {
+  switch (io_json_type_of(v)) {
     case JSON_NULL:
       out->kind_case = GOOGLE__PROTOBUF__VALUE__KIND_NULL_VALUE;
       out->null_value = GOOGLE__PROTOBUF__NULL_VALUE__NULL_VALUE;
       return out;
     case JSON_BOOL:
       out->kind_case = GOOGLE__PROTOBUF__VALUE__KIND_BOOL_VALUE;
-      out->bool_value = json_bool(v, 0);
+      out->bool_value = io_json_bool(v, 0);
       return out;
     case JSON_NUMBER:
       out->kind_case = GOOGLE__PROTOBUF__VALUE__KIND_NUMBER_VALUE;
-      out->number_value = json_number(v, 0);
+      out->number_value = io_json_number(v, 0);
       return out;
     case JSON_STRING:
       out->kind_case = GOOGLE__PROTOBUF__VALUE__KIND_STRING_VALUE;
-      out->string_value = strdup(json_string(v));
+      out->string_value = strdup(io_json_string(v));
       break;
     case JSON_OBJECT:
       out->kind_case = GOOGLE__PROTOBUF__VALUE__KIND_STRUCT_VALUE;
@@ -44,14 +44,14 @@ static Google__Protobuf__Value *to_value(const json_value *v) {
       *list = linit;
       out->kind_case = GOOGLE__PROTOBUF__VALUE__KIND_LIST_VALUE;
       out->list_value = list;
-      size_t n = json_size(v);
+      size_t n = io_json_size(v);
       list->values = n > 0 ? calloc(n, sizeof *list->values) : NULL;
       if (n > 0 && list->values == NULL) {
         protobuf_c_message_free_unpacked(&out->base, NULL);
         return NULL;
       }
       for (size_t i = 0; i < n; i++) {
-        list->values[i] = to_value(json_at(v, i));
+        list->values[i] = to_value(io_json_at(v, i));
         if (list->values[i] == NULL) break;
         list->n_values = i + 1;
       }
@@ -77,7 +77,7 @@ static Google__Protobuf__Struct *to_struct(const json_value *obj) {
   if (s == NULL) return NULL;
   Google__Protobuf__Struct init = GOOGLE__PROTOBUF__STRUCT__INIT;
   *s = init;
-  size_t n = json_size(obj);
+  size_t n = io_json_size(obj);
   if (n == 0) return s;
   s->fields = calloc(n, sizeof *s->fields);
   if (s->fields == NULL) {
@@ -91,8 +91,8 @@ static Google__Protobuf__Struct *to_struct(const json_value *obj) {
     *e = einit;
     s->fields[i] = e;
     s->n_fields = i + 1;
-    e->key = strdup(json_key_at(obj, i));
-    e->value = to_value(json_at(obj, i));
+    e->key = strdup(io_json_key_at(obj, i));
+    e->value = to_value(io_json_at(obj, i));
     if (e->key == NULL || e->value == NULL) break;
   }
   if (s->n_fields != n || s->fields[n - 1]->key == NULL || s->fields[n - 1]->value == NULL) {
@@ -108,18 +108,18 @@ Google__Protobuf__Struct *xds_json_to_struct(const char *json, char *err, size_t
     return NULL;
   }
   char perr[200] = "";
-  json_value *root = json_parse(json, perr, sizeof perr);
+  json_value *root = io_json_parse(json, perr, sizeof perr);
   if (root == NULL) {
     if (err_len > 0) snprintf(err, err_len, "policy config: malformed JSON: %s", perr);
     return NULL;
   }
-  if (json_type_of(root) != JSON_OBJECT) {
-    json_free(root);
+  if (io_json_type_of(root) != JSON_OBJECT) {
+    io_json_free(root);
     if (err_len > 0) snprintf(err, err_len, "policy config: must be a JSON object");
     return NULL;
   }
   Google__Protobuf__Struct *s = to_struct(root);
-  json_free(root);
+  io_json_free(root);
   if (s == NULL && err_len > 0) snprintf(err, err_len, "policy config: out of memory");
   return s;
 }

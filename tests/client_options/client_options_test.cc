@@ -19,7 +19,7 @@ constexpr char kHashConfig[] =
 // Per-server counts of one method ("unary_call", "empty_call").
 std::vector<long> MethodCounts(const std::vector<Json> &stats, const char *method) {
   std::vector<long> out;
-  for (const auto &s : stats) out.push_back(static_cast<long>(json_get_number(s.get(), method, -1)));
+  for (const auto &s : stats) out.push_back(static_cast<long>(io_json_get_number(s.get(), method, -1)));
   return out;
 }
 
@@ -41,7 +41,7 @@ TEST(ClientOptionsTest, RpcListSendsTheMethodsInTurn) {
                             "--rpc", "UnaryCall,EmptyCall"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(100, json_get_number(summary.get(), "ok", -1));
+  EXPECT_EQ(100, io_json_get_number(summary.get(), "ok", -1));
   std::vector<Json> stats = servers.StopAll();
   EXPECT_EQ(50, Sum(MethodCounts(stats, "unary_call")));
   EXPECT_EQ(50, Sum(MethodCounts(stats, "empty_call")));
@@ -53,8 +53,8 @@ TEST(ClientOptionsTest, MetadataKeyPinsCallsToOneServerUnderHashAffinity) {
                             "--calls", "80", "--metadata", "x-user:alice"},
                            servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(80, json_get_number(summary.get(), "ok", -1));
-  EXPECT_STREQ("alice", json_string(json_get(json_get(summary.get(), "metadata"), "x-user")));
+  EXPECT_EQ(80, io_json_get_number(summary.get(), "ok", -1));
+  EXPECT_STREQ("alice", io_json_string(io_json_get(io_json_get(summary.get(), "metadata"), "x-user")));
   std::vector<long> unary = MethodCounts(servers.StopAll(), "unary_call");
   EXPECT_EQ(80, Sum(unary));
   EXPECT_EQ(1, ServersWithCalls(unary));  // one key, one owner
@@ -69,7 +69,7 @@ TEST(ClientOptionsTest, MetadataForOneRpcOnlyKeysThatMethod) {
                  "--rpc", "UnaryCall,EmptyCall", "--metadata", "EmptyCall:x-user:bob"},
                 servers.dir());
   ASSERT_TRUE(summary);
-  EXPECT_EQ(120, json_get_number(summary.get(), "ok", -1));
+  EXPECT_EQ(120, io_json_get_number(summary.get(), "ok", -1));
   std::vector<Json> stats = servers.StopAll();
   std::vector<long> empty = MethodCounts(stats, "empty_call");
   std::vector<long> unary = MethodCounts(stats, "unary_call");

@@ -142,15 +142,15 @@ TEST(DebTest, PkgConfigBuildFromTheUnpackedPackageRunsAgainstRealServers) {
   ASSERT_EQ(0, rc);
   Json ring_state = ReadJson(json_path);
   ASSERT_TRUE(ring_state);
-  const json_value *ring = json_at(json_get(ring_state.get(), "rings"), 0);
+  const json_value *ring = io_json_at(io_json_get(ring_state.get(), "rings"), 0);
   ASSERT_NE(nullptr, ring);
-  EXPECT_EQ(4, json_get_number(ring, "endpoint_count", -1));
-  EXPECT_EQ("continuous", std::string(json_string(json_get(ring, "mode"))));
+  EXPECT_EQ(4, io_json_get_number(ring, "endpoint_count", -1));
+  EXPECT_EQ("continuous", std::string(io_json_string(io_json_get(ring, "mode"))));
   std::set<std::string> members;
-  const json_value *endpoints = json_get(ring, "endpoints");
-  for (size_t i = 0; i < json_size(endpoints); i++) {
-    const json_value *e = json_at(endpoints, i);
-    if (json_bool(json_get(e, "in_aperture"), 0)) members.insert(json_string(json_get(e, "address")));
+  const json_value *endpoints = io_json_get(ring, "endpoints");
+  for (size_t i = 0; i < io_json_size(endpoints); i++) {
+    const json_value *e = io_json_at(endpoints, i);
+    if (io_json_bool(io_json_get(e, "in_aperture"), 0)) members.insert(io_json_string(io_json_get(e, "address")));
   }
   EXPECT_EQ(2u, members.size());
   EXPECT_EQ(members, reached);  // every member reached, nothing else

@@ -32,10 +32,10 @@ int Shell(const std::string &cmd) {
 double Sum(const json_value *samples, const std::string &name, int *count = nullptr) {
   double sum = 0;
   int n = 0;
-  for (size_t i = 0; i < json_size(samples); i++) {
-    const json_value *s = json_at(samples, i);
-    if (name != json_string(json_at(s, 0))) continue;
-    sum += json_number(json_at(s, 2), 0);
+  for (size_t i = 0; i < io_json_size(samples); i++) {
+    const json_value *s = io_json_at(samples, i);
+    if (name != io_json_string(io_json_at(s, 0))) continue;
+    sum += io_json_number(io_json_at(s, 2), 0);
     n++;
   }
   if (count) *count = n;
@@ -65,14 +65,14 @@ TEST(MetricsTest, AperturectlMetricsParsesAsPrometheusTextWithTheRingsValues) {
                        "' '" + text + "' > '" + parsed + "'"));
     doc = ReadJson(parsed);
     ASSERT_TRUE(doc);
-    if (Sum(json_get(doc.get(), "samples"), "aperture_endpoint_picks_total") >= 200) break;
+    if (Sum(io_json_get(doc.get(), "samples"), "aperture_endpoint_picks_total") >= 200) break;
     usleep(100000);
   }
-  const json_value *types = json_get(doc.get(), "types");
-  const json_value *samples = json_get(doc.get(), "samples");
-  EXPECT_STREQ("counter", json_string(json_get(types, "aperture_endpoint_picks")));
-  EXPECT_STREQ("gauge", json_string(json_get(types, "aperture_endpoint_in_aperture")));
-  EXPECT_STREQ("info", json_string(json_get(types, "aperture_ring")));
+  const json_value *types = io_json_get(doc.get(), "types");
+  const json_value *samples = io_json_get(doc.get(), "samples");
+  EXPECT_STREQ("counter", io_json_string(io_json_get(types, "aperture_endpoint_picks")));
+  EXPECT_STREQ("gauge", io_json_string(io_json_get(types, "aperture_endpoint_in_aperture")));
+  EXPECT_STREQ("info", io_json_string(io_json_get(types, "aperture_ring")));
 
   EXPECT_EQ(0, Sum(samples, "aperture_peer_index"));
   EXPECT_EQ(2, Sum(samples, "aperture_peer_count"));
@@ -87,11 +87,11 @@ TEST(MetricsTest, AperturectlMetricsParsesAsPrometheusTextWithTheRingsValues) {
   EXPECT_EQ(0, Sum(samples, "aperture_endpoint_outstanding"));
   EXPECT_GE(Sum(samples, "aperture_resolver_updates_total"), 1);
   // the info sample carries the mode and the coordinate's source
-  for (size_t i = 0; i < json_size(samples); i++) {
-    const json_value *s = json_at(samples, i);
-    if (std::string("aperture_ring_info") != json_string(json_at(s, 0))) continue;
-    EXPECT_STREQ("continuous", json_string(json_get(json_at(s, 1), "mode")));
-    EXPECT_STRNE("", json_string(json_get(json_at(s, 1), "coordinate_source")));
+  for (size_t i = 0; i < io_json_size(samples); i++) {
+    const json_value *s = io_json_at(samples, i);
+    if (std::string("aperture_ring_info") != io_json_string(io_json_at(s, 0))) continue;
+    EXPECT_STREQ("continuous", io_json_string(io_json_get(io_json_at(s, 1), "mode")));
+    EXPECT_STRNE("", io_json_string(io_json_get(io_json_at(s, 1), "coordinate_source")));
   }
   client.Terminate();
 }

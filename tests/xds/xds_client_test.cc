@@ -43,10 +43,10 @@ struct Ring {
 
 Ring GetRing(const std::string &status_addr) {
   Ring out;
-  grpc_channel *ch = unary_channel_create(("ipv4:" + status_addr).c_str(), nullptr);
+  grpc_channel *ch = io_unary_channel_create(("ipv4:" + status_addr).c_str(), nullptr);
   Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
   unary_result r;
-  if (unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
+  if (io_unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
                  &aperture__v1__get_ring_state_response__descriptor, nullptr, nullptr, 5000,
                  &r) == 0) {
     auto *resp = reinterpret_cast<Aperture__V1__GetRingStateResponse *>(r.response);
@@ -63,7 +63,7 @@ Ring GetRing(const std::string &status_addr) {
         if (ring->endpoints[e]->in_aperture) out.members.insert(port);
       }
     }
-    unary_result_free(&r);
+    io_unary_result_free(&r);
   }
   grpc_channel_destroy(ch);
   return out;
@@ -83,13 +83,13 @@ Ring WaitForEndpoints(const std::string &status_addr, const std::set<int> &ports
 // Hostnames ("s<i>") of the servers that the client's next `n` calls reached.
 std::set<std::string> PeersOfNextCalls(const std::string &stats_addr, int n, int *failures) {
   std::set<std::string> peers;
-  grpc_channel *ch = unary_channel_create(("ipv4:" + stats_addr).c_str(), nullptr);
+  grpc_channel *ch = io_unary_channel_create(("ipv4:" + stats_addr).c_str(), nullptr);
   Grpc__Testing__LoadBalancerStatsRequest req = GRPC__TESTING__LOAD_BALANCER_STATS_REQUEST__INIT;
   req.num_rpcs = n;
   req.timeout_sec = 20;
   unary_result r;
   *failures = -1;
-  if (unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientStats", &req.base,
+  if (io_unary_call(ch, "/grpc.testing.LoadBalancerStatsService/GetClientStats", &req.base,
                  &grpc__testing__load_balancer_stats_response__descriptor, nullptr, nullptr,
                  30000, &r) == 0) {
     auto *stats = reinterpret_cast<Grpc__Testing__LoadBalancerStatsResponse *>(r.response);
@@ -97,7 +97,7 @@ std::set<std::string> PeersOfNextCalls(const std::string &stats_addr, int n, int
       *failures = stats->num_failures;
       for (size_t i = 0; i < stats->n_rpcs_by_peer; i++) peers.insert(stats->rpcs_by_peer[i]->key);
     }
-    unary_result_free(&r);
+    io_unary_result_free(&r);
   }
   grpc_channel_destroy(ch);
   return peers;
@@ -172,7 +172,7 @@ class XdsClientTest : public ::testing::Test {
       bool match = true;
       for (int i = 0; i < servers.size(); i++) {
         Json snap = servers.Snapshot(i);
-        conns[i] = static_cast<int>(json_get_number(snap.get(), "connections_current", -1));
+        conns[i] = static_cast<int>(io_json_get_number(snap.get(), "connections_current", -1));
         if (conns[i] != (members.count(servers.port(i)) ? 1 : 0)) match = false;
       }
       if (match) break;
@@ -202,8 +202,8 @@ class XdsClientTest : public ::testing::Test {
     client_.reset();
     Json summary = ReadJson(servers.dir() + "/summary.json");
     ASSERT_TRUE(summary);
-    EXPECT_GT(json_get_number(summary.get(), "ok", 0), 0);
-    EXPECT_EQ(0, json_get_number(summary.get(), "failed", -1));
+    EXPECT_GT(io_json_get_number(summary.get(), "ok", 0), 0);
+    EXPECT_EQ(0, io_json_get_number(summary.get(), "failed", -1));
   }
 
   xds_server *xds_ = nullptr;
