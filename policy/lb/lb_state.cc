@@ -10,12 +10,12 @@ namespace aperture_lb {
 namespace {
 
 // ap_connectivity mirrors grpc_connectivity_state value for value.
-static_assert(AP_CONN_IDLE == GRPC_CHANNEL_IDLE, "ap_connectivity");
-static_assert(AP_CONN_CONNECTING == GRPC_CHANNEL_CONNECTING, "ap_connectivity");
-static_assert(AP_CONN_READY == GRPC_CHANNEL_READY, "ap_connectivity");
-static_assert(AP_CONN_TRANSIENT_FAILURE == GRPC_CHANNEL_TRANSIENT_FAILURE,
+static_assert(static_cast<int>(AP_CONN_IDLE) == static_cast<int>(GRPC_CHANNEL_IDLE), "ap_connectivity");
+static_assert(static_cast<int>(AP_CONN_CONNECTING) == static_cast<int>(GRPC_CHANNEL_CONNECTING), "ap_connectivity");
+static_assert(static_cast<int>(AP_CONN_READY) == static_cast<int>(GRPC_CHANNEL_READY), "ap_connectivity");
+static_assert(static_cast<int>(AP_CONN_TRANSIENT_FAILURE) == static_cast<int>(GRPC_CHANNEL_TRANSIENT_FAILURE),
               "ap_connectivity");
-static_assert(AP_CONN_SHUTDOWN == GRPC_CHANNEL_SHUTDOWN, "ap_connectivity");
+static_assert(static_cast<int>(AP_CONN_SHUTDOWN) == static_cast<int>(GRPC_CHANNEL_SHUTDOWN), "ap_connectivity");
 
 int ToApConnectivity(grpc_connectivity_state state) {
   return static_cast<int>(state);
