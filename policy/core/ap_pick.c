@@ -191,3 +191,50 @@ int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b) {
   const double right = close ? la : la * wb;
   return left < right;
 }
+
+/* The thinning's exact binomial covers loads up to this many calls: 16
+ * random bits per call, four calls per generator step. */
+#define AP_THIN_EXACT_MAX 64
+
+/* A draw of Binomial(load, keep) for a whole load in [0, 64]; otherwise
+ * (or for a fractional load) the normal approximation, floored at 0. */
+static double thinned_load(double load, double keep, ap_rng *rng) {
+  if (!(load > 0.0) || isinf(load)) return load;
+  if (load <= AP_THIN_EXACT_MAX && load == floor(load)) {
+    const uint64_t threshold = (uint64_t)(keep * 65536.0 + 0.5);
+    unsigned kept = 0, left = (unsigned)load;
+    while (left > 0) {
+      uint64_t bits = ap_rng_step(rng);
+      for (int lane = 0; lane < 4 && left > 0; ++lane, --left) {
+        kept += (bits & 0xffffu) < threshold;
+        bits >>= 16;
+      }
+    }
+    return (double)kept;
+  }
+  /* Irwin-Hall: four uniforms, centred and scaled to unit variance. */
+  double z = -2.0;
+  for (int i = 0; i < 4; ++i) z += ap_rng_step_uniform(rng);
+  z *= 1.7320508075688772; /* sqrt(3) */
+  const double mean = load * keep;
+  const double draw = mean + sqrt(mean * (1.0 - keep)) * z;
+  return draw > 0.0 ? draw : 0.0;
+}
+
+int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
+                       ap_rng *rng) {
+  if (a == NULL || b == NULL || rng == NULL) return ap_p2c_choose(a, b);
+  const int ha = a->healthy != 0, hb = b->healthy != 0;
+  if (ha != hb) return hb;
+  double la = load_of(a), lb = load_of(b);
+  const double wa = isfinite(a->weight) && a->weight > 0.0 ? a->weight : 1.0;
+  const double wb = isfinite(b->weight) && b->weight > 0.0 ? b->weight : 1.0;
+  if (fabs(wa - wb) > 1e-4) {
+    if (wa > wb) {
+      la = thinned_load(la, wb / wa, rng);
+    } else {
+      lb = thinned_load(lb, wa / wb, rng);
+    }
+  }
+  return lb < la;
+}

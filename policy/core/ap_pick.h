@@ -1,9 +1,12 @@
 /*
- * ap_pick: per-call endpoint choice. pick2 draws two distinct slots with
- * probability proportional to their weights (Finagle's pick2: the first
- * uniform over the window, the second uniform over the window minus the
- * first's arc, no rejection loop); ap_p2c_choose() keeps the less loaded
- * one, load divided by weight, health first.
+ * ap_pick: per-call endpoint choice. The picker draws two slots with
+ * probability proportional to their weights (ap_pick1 twice, independently)
+ * and ap_p2c_choose_fair() keeps the less loaded one, health first, in a way
+ * that leaves each slot's share of calls equal to its share of the weight
+ * when every endpoint answers equally fast (see below). pick2 draws two
+ * distinct slots (Finagle's pick2: the first uniform over the window, the
+ * second uniform over the window minus the first's arc, no rejection loop);
+ * ap_p2c_choose() is the deterministic comparison, load divided by weight.
  *
  * A pick table is immutable after creation: any number of threads may pick
  * from it at once, each with its own ap_rng. Picking takes no locks and
@@ -67,6 +70,25 @@ typedef struct ap_candidate {
  * NaN load counts as +infinity, a weight that is not finite and > 0 counts
  * as 1. Branch-light: the data-dependent outcome is computed with selects. */
 int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b);
+
+/* Returns 0 to choose a, 1 to choose b, like ap_p2c_choose(), but fair to
+ * fractional weights. Comparing load / weight favours a lightly weighted
+ * slot: its outstanding count is small and often 0, and 0 beats any other
+ * load whatever the weights, so a slot of weight 0.5 beside slots of
+ * weight 1 gets about 13% more than its share at one call in flight per
+ * slot. Here the heavier candidate's load (an outstanding count) is thinned
+ * to the lighter weight instead: each of its calls is kept with probability
+ * w_light / w_heavy (a binomial draw from rng), so both loads are counts
+ * from the same distribution when each endpoint's calls are proportional to
+ * its weight, and neither side wins more often than the other. With a and
+ * b drawn independently by weight (ap_pick1 twice), every slot's share of
+ * picks is then its weight share, while a slow endpoint (more calls in
+ * flight than its weight explains) still loses. Equal weights (within 1e-4)
+ * compare raw loads; ties go to a. Loads above 64 or not whole numbers use
+ * a normal approximation of the binomial. rng NULL (or a or b NULL): the
+ * result of ap_p2c_choose(). No allocation, no lock. */
+int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
+                       ap_rng *rng);
 
 #ifdef __cplusplus
 }

@@ -106,34 +106,30 @@ size_t AperturePicker::ChooseBalanced() const {
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
-    size_t second = 0;
-    ap_pick2(table_.get(), rng, &best, &second);
-    ap_candidate a = {
-        static_cast<double>(
-            slots_[best].counters->outstanding.load(std::memory_order_relaxed)),
-        slots_[best].weight, 1};
-    ap_candidate b = {
-        static_cast<double>(slots_[second].counters->outstanding.load(
-            std::memory_order_relaxed)),
-        slots_[second].weight, 1};
-    if (ap_p2c_choose(&a, &b) == 1) {
-      best = second;
-      a = b;
-    }
-    // choiceCount > 2: more weighted draws, the least loaded wins.
-    for (uint32_t extra = 2; extra < choice_count_; ++extra) {
-      size_t c = ap_pick1(table_.get(), rng);
-      ap_candidate cand = {
-          static_cast<double>(
-              slots_[c].counters->outstanding.load(std::memory_order_relaxed)),
-          slots_[c].weight, 1};
-      if (ap_p2c_choose(&a, &cand) == 1) {
+    // Independent weighted draws (the same slot twice is a pick without a
+    // comparison) and the fair comparison: with distinct draws, or with
+    // load / weight, partly covered members would get more than their
+    // share (see ap_p2c_choose_fair).
+    best = ap_pick1(table_.get(), rng);
+    ap_candidate a = Candidate(best);
+    for (uint32_t draw = 1; draw < choice_count_; ++draw) {
+      const size_t c = ap_pick1(table_.get(), rng);
+      if (c == best) continue;
+      const ap_candidate cand = Candidate(c);
+      if (ap_p2c_choose_fair(&a, &cand, rng) == 1) {
         best = c;
         a = cand;
       }
     }
   }
   return best;
+}
+
+ap_candidate AperturePicker::Candidate(size_t slot) const {
+  return ap_candidate{
+      static_cast<double>(
+          slots_[slot].counters->outstanding.load(std::memory_order_relaxed)),
+      slots_[slot].weight, 1};
 }
 
 LoadBalancingPolicy::PickResult AperturePicker::Pick(

@@ -59,8 +59,11 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
       grpc_core::LoadBalancingPolicy::PickArgs args) override;
 
  private:
-  // The normal pick: weighted draws, least loaded wins (P2C).
+  // The normal pick: choiceCount independent weighted draws, the least
+  // loaded wins by ap_p2c_choose_fair (P2C).
   size_t ChooseBalanced() const;
+  // The slot's outstanding calls and weight, as the core compares them.
+  ap_candidate Candidate(size_t slot) const;
   static size_t ChooseBalancedThunk(void* self) {
     return static_cast<const AperturePicker*>(self)->ChooseBalanced();
   }

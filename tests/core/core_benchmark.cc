@@ -98,7 +98,8 @@ void BM_OrderAndFingerprint(benchmark::State &state) {
 }
 BENCHMARK(BM_OrderAndFingerprint)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
-// One pick2 + P2C decision over a continuous aperture's 13 weights.
+// One P2C decision as the picker makes it (two independent weighted draws,
+// the fair comparison) over a continuous aperture's 13 weights.
 void BM_Pick2P2C(benchmark::State &state) {
   ap_ring *ring = nullptr;
   ap_aperture *ap = nullptr;
@@ -118,11 +119,11 @@ void BM_Pick2P2C(benchmark::State &state) {
   ap_rng rng;
   ap_rng_seed(&rng, 7);
   for (auto _ : state) {
-    size_t a, b;
-    ap_pick2(table, &rng, &a, &b);
+    const size_t a = ap_pick1(table, &rng), b = ap_pick1(table, &rng);
     const ap_candidate ca = {load[a], weights[a], 1};
     const ap_candidate cb = {load[b], weights[b], 1};
-    const size_t chosen = ap_p2c_choose(&ca, &cb) ? b : a;
+    const size_t chosen =
+        a != b && ap_p2c_choose_fair(&ca, &cb, &rng) ? b : a;
     load[chosen] += 1.0;  // stands in for the call tracker's increment
     if (load[chosen] > 64) load[chosen] = 0;
     benchmark::DoNotOptimize(chosen);

@@ -1,7 +1,11 @@
 // ap_pick: weighted pick1/pick2 against the analytic distribution, and the
 // P2C rule.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -256,6 +260,162 @@ TEST(P2C, BadCandidatesLose) {
   // A non-positive or non-finite weight counts as 1.
   auto zero_w = C(2, 0, 1), one = C(3, 1, 1);
   EXPECT_EQ(ap_p2c_choose(&zero_w, &one), 0);
+}
+
+// ---- ap_p2c_choose_fair ----
+
+using Chooser =
+    std::function<int(const ap_candidate *, const ap_candidate *, ap_rng *)>;
+
+// One client's picker in a queue: calls arrive at rate `in_flight_mean`
+// (Poisson), each member serves a call in an exponential time of mean
+// latency[j] (1 unless given; so about `in_flight_mean` calls are in flight
+// in all), and the picker draws two slots by weight (independently, or
+// distinct with ap_pick2 when `distinct`) and keeps the one `choose`
+// prefers, from the calls in flight. Returns each member's share of the
+// calls. Fixed seed: deterministic.
+std::vector<double> QueueShares(const std::vector<double> &w,
+                                double in_flight_mean, const Chooser &choose,
+                                std::vector<double> latency = {},
+                                bool distinct = false, int calls = 200000,
+                                uint64_t seed = 11) {
+  if (latency.empty()) latency.assign(w.size(), 1.0);
+  auto table = MakeTable(w);
+  ap_rng rng;
+  ap_rng_seed(&rng, seed);
+  auto exponential = [&rng](double mean) {
+    return -mean * std::log1p(-ap_rng_uniform(&rng));
+  };
+  std::vector<int> in_flight(w.size(), 0);
+  std::vector<double> served(w.size(), 0);
+  using Done = std::pair<double, size_t>;
+  std::priority_queue<Done, std::vector<Done>, std::greater<Done>> done;
+  double now = 0;
+  for (int call = 0; call < calls; ++call) {
+    now += exponential(1.0 / in_flight_mean);
+    while (!done.empty() && done.top().first <= now) {
+      in_flight[done.top().second]--;
+      done.pop();
+    }
+    size_t pick = 0, other = 0;
+    if (distinct) {
+      ap_pick2(table.get(), &rng, &pick, &other);
+    } else {
+      pick = ap_pick1(table.get(), &rng);
+      other = ap_pick1(table.get(), &rng);
+    }
+    if (other != pick) {
+      const ap_candidate a = C(in_flight[pick], w[pick], 1);
+      const ap_candidate b = C(in_flight[other], w[other], 1);
+      if (choose(&a, &b, &rng) == 1) pick = other;
+    }
+    in_flight[pick]++;
+    served[pick]++;
+    done.push({now + exponential(latency[pick]), pick});
+  }
+  for (double &x : served) x /= calls;
+  return served;
+}
+
+// The largest |share / weight share - 1| over the members.
+double WorstShareError(const std::vector<double> &w,
+                       const std::vector<double> &shares) {
+  double total = 0, worst = 0;
+  for (double x : w) total += x;
+  for (size_t j = 0; j < w.size(); ++j) {
+    worst = std::max(worst, std::fabs(shares[j] / (w[j] / total) - 1));
+  }
+  return worst;
+}
+
+const Chooser kFair = ap_p2c_choose_fair;
+const Chooser kLoadPerWeight = [](const ap_candidate *a,
+                                  const ap_candidate *b, ap_rng *) {
+  return ap_p2c_choose(a, b);
+};
+
+// A window's edge members carry fractional weights. The calls each member
+// gets must follow the weights, or a server shared by two windows gets
+// more than the others. 200,000 calls: the sampling spread of a share of
+// 0.2 is about 0.5% relative, so 2.5% is five spreads.
+TEST(FairP2C, SharesFollowFractionalWeightsAtEveryOccupancy) {
+  for (const auto &w : std::vector<std::vector<double>>{
+           {1, 1, 0.5}, {0.3, 1, 1, 0.7}, {0.5, 1, 1, 1, 1, 0.5}}) {
+    for (double in_flight : {0.1, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0}) {
+      const double err = WorstShareError(w, QueueShares(w, in_flight, kFair));
+      EXPECT_LT(err, 0.025) << "members " << w.size() << ", calls in flight "
+                            << in_flight;
+    }
+  }
+}
+
+// The pick the fair one replaces (distinct draws, load / weight) gives the
+// 0.5 member about 13% more than its share with one call in flight.
+TEST(FairP2C, DistinctDrawsAndLoadPerWeightOverserveTheFractionalMember) {
+  const std::vector<double> w = {1, 1, 0.5};
+  const auto old_shares = QueueShares(w, 1.0, kLoadPerWeight, {}, true);
+  EXPECT_GT(old_shares[2] / 0.2 - 1, 0.08);
+  EXPECT_LT(WorstShareError(w, QueueShares(w, 1.0, kFair)), 0.025);
+}
+
+// Still least loaded: a member five times slower than the others gets well
+// under its share (about two thirds of it).
+TEST(FairP2C, SlowMemberLosesItsShare) {
+  const std::vector<double> w = {0.3, 1, 1, 0.7};
+  const auto shares = QueueShares(w, 4.0, kFair, {1, 5, 1, 1});
+  EXPECT_LT(shares[1] / (1 / 3.0), 0.8);
+}
+
+TEST(FairP2C, HealthFirstAndNullFallsBack) {
+  ap_rng rng;
+  ap_rng_seed(&rng, 5);
+  auto sick = C(0, 1, 0), busy = C(50, 0.5, 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&sick, &busy, &rng), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&busy, &sick, &rng), 0);
+  // Without a generator: the deterministic comparison.
+  auto a = C(3, 0.5, 1), b = C(4, 1, 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), ap_p2c_choose(&a, &b));
+  EXPECT_EQ(ap_p2c_choose_fair(nullptr, &b, &rng), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, nullptr, &rng), 0);
+}
+
+TEST(FairP2C, EqualWeightsCompareRawLoads) {
+  ap_rng rng;
+  ap_rng_seed(&rng, 5);
+  auto a = C(3, 1, 1), b = C(2, 1.00005, 1), c = C(3, 1, 1);
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(ap_p2c_choose_fair(&a, &b, &rng), 1);
+    ASSERT_EQ(ap_p2c_choose_fair(&a, &c, &rng), 0);  // tie: a
+  }
+}
+
+// The heavier candidate's load is a binomial draw: b (weight 1, 4 calls)
+// thinned to weight 0.5 keeps all 4 with probability 1/16, so b beats a
+// (weight 0.5, 4 calls) 15 times in 16; a loaded with 0 is never beaten.
+TEST(FairP2C, HeavierLoadIsThinnedBinomially) {
+  ap_rng rng;
+  ap_rng_seed(&rng, 9);
+  auto a = C(4, 0.5, 1), b = C(4, 1, 1), idle = C(0, 0.5, 1);
+  int b_wins = 0;
+  const int n = 160000;
+  for (int i = 0; i < n; ++i) {
+    b_wins += ap_p2c_choose_fair(&a, &b, &rng);
+    ASSERT_EQ(ap_p2c_choose_fair(&idle, &b, &rng), 0);
+  }
+  EXPECT_NEAR(b_wins / double(n), 15.0 / 16, 0.005);
+  // Large and fractional loads take the normal approximation: about half
+  // of 1000 calls kept, so 400 at weight 0.5 wins and 600 loses, nearly
+  // always; NaN counts as +infinity and loses.
+  auto big = C(1000, 1, 1), light400 = C(400, 0.5, 1), light600 = C(600, 0.5, 1);
+  auto nan = C(NAN, 0.5, 1);
+  int light_wins = 0, heavy_wins = 0;
+  for (int i = 0; i < 1000; ++i) {
+    light_wins += ap_p2c_choose_fair(&big, &light400, &rng);
+    heavy_wins += 1 - ap_p2c_choose_fair(&big, &light600, &rng);
+    ASSERT_EQ(ap_p2c_choose_fair(&nan, &big, &rng), 1);
+  }
+  EXPECT_GT(light_wins, 990);
+  EXPECT_GT(heavy_wins, 990);
 }
 
 }  // namespace
