@@ -89,7 +89,12 @@ APERTURE_API void aperture_clear_coordinate(void);
  * Status service (module policy/status). Serves aperture.v1.ApertureStatus
  * (proto/aperture/v1/status.proto) and grpc.health.v1.Health/Check from the
  * live policy instances of this process. Reading it never blocks the data
- * path: it copies each instance's last published state.
+ * path: it copies each instance's last published state, only the channels
+ * and the page of endpoints a request asks for, without holding the lock
+ * that channel creation and shutdown take. At most APERTURE_STATUS_MAX_CALLS
+ * (environment, 1..1024, default 8; read when a server or service starts)
+ * GetRingState calls are computed at once, each on a thread of its own;
+ * calls past the bound get RESOURCE_EXHAUSTED.
  * ====================================================================== */
 
 struct grpc_server; /* from <grpc/grpc.h> */
@@ -101,10 +106,12 @@ typedef struct aperture_status_server aperture_status_server;
  * loopback, ephemeral port). Listening on a non-loopback address, e.g.
  * "0.0.0.0:9901", is allowed but must be asked for explicitly; the server
  * is plaintext and unauthenticated. Requests above 64 KiB are refused with
- * RESOURCE_EXHAUSTED, unknown methods get UNIMPLEMENTED. Calls grpc_init()
+ * RESOURCE_EXHAUSTED, unknown methods get UNIMPLEMENTED; one connection may
+ * open at most 64 streams at once. Calls grpc_init()
  * (balanced by aperture_status_server_stop). On success *out owns the server:
  * stop it with aperture_status_server_stop(). Returns APERTURE_EINVAL on bad
- * arguments, APERTURE_EUNAVAIL when the address cannot be bound. */
+ * arguments or an invalid APERTURE_STATUS_MAX_CALLS (the message names it),
+ * APERTURE_EUNAVAIL when the address cannot be bound. */
 APERTURE_API int aperture_status_server_start(const char *address,
                                               aperture_status_server **out,
                                               aperture_error *err);
@@ -144,7 +151,9 @@ APERTURE_API int aperture_status_register(struct grpc_server *server,
  * completions of these methods run on gRPC's callback threads, so nothing
  * else is needed. Unregistered methods are left to the application. The
  * message size limits are the server's (requests above 64 KiB are still
- * refused with RESOURCE_EXHAUSTED). */
+ * refused with RESOURCE_EXHAUSTED). APERTURE_STATUS_MAX_CALLS bounds the
+ * calls this service computes at once, as on the admin server; an invalid
+ * value fails with APERTURE_EINVAL. */
 APERTURE_API int aperture_status_register_with(struct grpc_server *server,
                                                unsigned flags,
                                                aperture_status_service **out,

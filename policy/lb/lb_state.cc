@@ -82,6 +82,8 @@ void StatePublisher::Publish(std::shared_ptr<const PublishedState> state) {
 }
 
 int StatePublisher::Snapshot(ap_ring_state* out) {
+  // The filter first: a channel the request does not ask for copies nothing.
+  if (!ap_snapshot_query_matches(out->query, target_.c_str())) return AP_SNAPSHOT_SKIP;
   std::shared_ptr<const PublishedState> state;
   {
     absl::MutexLock lock(&mu_);
@@ -119,19 +121,24 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->subchannels_destroyed = counters_.subchannels_destroyed.load();
   out->widenings = counters_.widenings.load();
   out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
+  // Only the page the request asks for is copied.
+  size_t first = 0, count = 0;
+  ap_snapshot_query_page(out->query, s.endpoints.size(), &first, &count);
   out->endpoint_count = s.endpoints.size();
+  out->first_endpoint = first;
+  out->copied_endpoints = 0;
   out->endpoints = nullptr;
-  if (!s.endpoints.empty()) {
+  if (count > 0) {
     out->endpoints = static_cast<ap_endpoint_state*>(
-        calloc(s.endpoints.size(), sizeof(ap_endpoint_state)));
+        calloc(count, sizeof(ap_endpoint_state)));
     if (out->endpoints == nullptr) {
-      out->endpoint_count = 0;
       ap_ring_state_clear(out);
       return AP_ENOMEM;
     }
+    out->copied_endpoints = count;
   }
-  for (size_t i = 0; i < s.endpoints.size(); ++i) {
-    const PublishedEndpoint& e = s.endpoints[i];
+  for (size_t i = 0; i < count; ++i) {
+    const PublishedEndpoint& e = s.endpoints[first + i];
     ap_endpoint_state* o = &out->endpoints[i];
     o->address = strdup(e.address.c_str());
     if (o->address == nullptr) {

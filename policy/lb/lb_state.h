@@ -93,7 +93,10 @@ class StatePublisher {
   void Publish(std::shared_ptr<const PublishedState> state);
   LiveCounters& counters() { return counters_; }
 
-  // Deep copy into `out` (zeroed by the caller), malloc'd for the registry.
+  // The registry's snapshot callback (ap_snapshot_fn): AP_SNAPSHOT_SKIP when
+  // the target does not pass out->query's filter, otherwise a deep copy into
+  // `out` (zeroed by the caller except `query`), malloc'd for the registry,
+  // holding only the page of endpoints out->query asks for (all when NULL).
   int Snapshot(ap_ring_state* out);
 
  private:

@@ -1,13 +1,19 @@
 /*
  * ap_registry: the process-wide list of live aperture policy instances and
- * a consistent snapshot of each one's ring state, for the status service.
+ * a snapshot of each one's ring state, for the status service.
  *
  * Each policy instance adds itself with a snapshot callback and removes
- * itself before it is destroyed. ap_registry_snapshot() calls the callbacks
- * under the registry lock, so a callback never runs after its instance was
- * removed. Callbacks must be quick and must not block on the data path: they
- * copy the instance's last published state and read its atomic counters.
- * Thread-safe: any thread may add, remove or snapshot at any time.
+ * itself before it is destroyed. ap_registry_snapshot() takes a reference
+ * on every entry under the registry lock, releases the lock, then calls the
+ * callbacks one by one with the request's filter and page (so an instance
+ * copies only what the response will hold). Adding and removing other
+ * instances never waits for a callback; removing an instance waits only
+ * while its own callback is running, and a callback is never called after
+ * its instance's remove returned. An entry removed while a snapshot holds a
+ * reference stays allocated until that reference drops. Callbacks must be
+ * quick, must not call into the registry and must not block on the data
+ * path: they copy the instance's last published state and read its atomic
+ * counters. Thread-safe: any thread may add, remove or snapshot at any time.
  */
 #ifndef AP_REGISTRY_H
 #define AP_REGISTRY_H
@@ -51,6 +57,13 @@ typedef enum ap_coordinate_source {
  * "hostname", "channel_arg"); "unspecified" otherwise. */
 const char *ap_coordinate_source_name(int source);
 
+/* What one status request wants from each instance. */
+typedef struct ap_snapshot_query {
+  const char *target_filter; /* substring of the target; NULL or "" = all */
+  size_t start_index;        /* ring index of the first endpoint to copy */
+  size_t max_endpoints;      /* endpoints to copy at most (0 = none) */
+} ap_snapshot_query;
+
 typedef struct ap_endpoint_state {
   char *address;            /* owned; e.g. "127.0.0.1:50051" */
   uint32_t ring_index;      /* position in the agreed order */
@@ -88,7 +101,9 @@ typedef struct ap_ring_state {
   uint64_t widenings;         /* times the picker had to widen */
   char *last_status;          /* owned; last resolver/picker error, "" if none */
   size_t endpoint_count;      /* all endpoints of the ring */
-  ap_endpoint_state *endpoints; /* owned array, ring order */
+  size_t first_endpoint;      /* ring index of endpoints[0] */
+  size_t copied_endpoints;    /* entries in `endpoints` (the page) */
+  ap_endpoint_state *endpoints; /* owned array of the page, ring order */
   uint64_t affinity_sessions; /* entries in the sticky session table; 0 unless
                                  affinity is "sticky" */
   /* Peer discovery (peerTarget / APERTURE_PEER_TARGET). */
@@ -97,11 +112,33 @@ typedef struct ap_ring_state {
                                  coordinate; "" when none. Clients that
                                  agree on their peers show the same value */
   uint64_t coordinate_changes; /* times the applied coordinate changed */
+  /* In: what the snapshot asks for, set by the registry before it calls a
+   * callback (never NULL there; borrowed for the call). A callback that is
+   * called with NULL copies every endpoint. */
+  const ap_snapshot_query *query;
 } ap_ring_state;
 
-/* Fills *out (zeroed by the caller) with a deep copy of the instance's
- * state, allocated with malloc/strdup. Returns AP_OK or a negative status. */
+/* Returned by a callback whose target does not match query->target_filter:
+ * it copied nothing and *out holds nothing to free. */
+#define AP_SNAPSHOT_SKIP 1
+
+/* Fills *out with a deep copy of the instance's state, allocated with
+ * malloc/strdup: every field, but only the page of endpoints that
+ * ap_snapshot_query_page() gives for out->query (first_endpoint,
+ * copied_endpoints; endpoint_count stays the ring's size). On entry *out is
+ * zeroed except `query`. Returns AP_OK, AP_SNAPSHOT_SKIP, or a negative
+ * status (then *out may hold partial copies, which the registry frees). */
 typedef int (*ap_snapshot_fn)(void *ctx, ap_ring_state *out);
+
+/* 1 when `target` passes the query's filter (a NULL query passes all). */
+int ap_snapshot_query_matches(const ap_snapshot_query *query, const char *target);
+
+/* The page of a ring of `endpoint_count` endpoints that `query` asks for:
+ * *first = min(start_index, endpoint_count), *count = how many from there,
+ * at most max_endpoints. A NULL query asks for every endpoint. first and
+ * count must not be NULL (otherwise nothing is written). */
+void ap_snapshot_query_page(const ap_snapshot_query *query, size_t endpoint_count,
+                            size_t *first, size_t *count);
 
 typedef struct ap_registry_entry ap_registry_entry;
 
@@ -110,14 +147,20 @@ int ap_registry_add(ap_snapshot_fn fn, void *ctx, ap_registry_entry **out,
                     ap_error *err);
 
 /* Removes an instance; after return its callback is never called again.
+ * Waits only while a snapshot is running this instance's own callback.
  * NULL is ignored. */
 void ap_registry_remove(ap_registry_entry *entry);
 
-/* Snapshot of every live instance whose target contains `target_filter`
- * (NULL or "" = all). On success *states is a malloc'd array of *count
- * entries (NULL when 0); free with ap_ring_states_free(). */
-int ap_registry_snapshot(const char *target_filter, ap_ring_state **states,
-                         size_t *count, ap_error *err);
+/* Snapshot of every live instance whose target contains
+ * query->target_filter, each with the page of endpoints the query asks for;
+ * at most `max_total_endpoints` endpoints over all instances (later
+ * instances get smaller pages once the budget is spent). NULL query = every
+ * instance with all its endpoints. The registry lock is held only to take
+ * and drop references, never during a callback. On success *states is a
+ * malloc'd array of *count entries (NULL when 0), in the order the
+ * instances were added; free with ap_ring_states_free(). */
+int ap_registry_snapshot(const ap_snapshot_query *query, size_t max_total_endpoints,
+                         ap_ring_state **states, size_t *count, ap_error *err);
 
 /* Frees the strings and endpoint array inside one state (not the struct). */
 void ap_ring_state_clear(ap_ring_state *state);

@@ -1,7 +1,8 @@
 /*
  * ap_status_handler: request decoding and response building with
- * protobuf-c. The response messages point into the registry snapshot's
- * strings (no copies); the snapshot is freed after packing.
+ * protobuf-c. The registry snapshot already holds only the requested
+ * channels and pages; the response messages point into its strings (no
+ * copies), and it is freed after packing.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -94,7 +95,9 @@ typedef struct ring_storage {
   Aperture__V1__EndpointState **endpoint_ptrs;
 } ring_storage;
 
-static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, size_t n) {
+/* The ring's message with the page of endpoints the instance copied. */
+static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
+  size_t first = s->first_endpoint, n = s->copied_endpoints;
   Aperture__V1__RingState *r = &rs->ring;
   aperture__v1__ring_state__init(r);
   r->target = str_or_empty(s->target);
@@ -128,7 +131,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs, size_t first, si
   r->n_endpoints = n;
   r->endpoints = rs->endpoint_ptrs;
   for (size_t i = 0; i < n; i++) {
-    const ap_endpoint_state *e = &s->endpoints[first + i];
+    const ap_endpoint_state *e = &s->endpoints[i];
     Aperture__V1__EndpointState *m = &rs->endpoints[i];
     aperture__v1__endpoint_state__init(m);
     m->address = str_or_empty(e->address);
@@ -173,15 +176,18 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
     reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "malformed GetRingStateRequest (%zu bytes)", len);
     return;
   }
-  size_t per_ring = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
-  if (per_ring > AP_STATUS_HARD_MAX_ENDPOINTS) per_ring = AP_STATUS_HARD_MAX_ENDPOINTS;
-  if (request->omit_endpoints) per_ring = 0;
-  size_t start = request->start_index;
+  ap_snapshot_query query;
+  query.target_filter = request->target_filter;
+  query.start_index = request->start_index;
+  query.max_endpoints = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
+  if (query.max_endpoints > AP_STATUS_HARD_MAX_ENDPOINTS) query.max_endpoints = AP_STATUS_HARD_MAX_ENDPOINTS;
+  if (request->omit_endpoints) query.max_endpoints = 0;
 
+  /* Each instance filters and copies only its page (see ap_registry.h). */
   ap_ring_state *states = NULL;
   size_t count = 0;
   ap_error err;
-  int rc = ap_registry_snapshot(request->target_filter, &states, &count, &err);
+  int rc = ap_registry_snapshot(&query, AP_STATUS_RESPONSE_ENDPOINT_BUDGET, &states, &count, &err);
   aperture__v1__get_ring_state_request__free_unpacked(request, NULL);
   if (rc != AP_OK) {
     reply_set(reply, rc == AP_ENOMEM ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
@@ -192,20 +198,14 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
   ring_storage *rings = count > 0 ? calloc(count, sizeof *rings) : NULL;
   Aperture__V1__RingState **ring_ptrs = count > 0 ? calloc(count, sizeof *ring_ptrs) : NULL;
   int ok = count == 0 || (rings != NULL && ring_ptrs != NULL);
-  size_t budget = AP_STATUS_RESPONSE_ENDPOINT_BUDGET;
   for (size_t i = 0; ok && i < count; i++) {
-    const ap_ring_state *s = &states[i];
-    size_t first = start < s->endpoint_count ? start : s->endpoint_count;
-    size_t n = s->endpoint_count - first;
-    if (n > per_ring) n = per_ring;
-    if (n > budget) n = budget;
-    budget -= n;
+    size_t n = states[i].copied_endpoints;
     if (n > 0) {
       rings[i].endpoints = calloc(n, sizeof *rings[i].endpoints);
       rings[i].endpoint_ptrs = calloc(n, sizeof *rings[i].endpoint_ptrs);
       if (rings[i].endpoints == NULL || rings[i].endpoint_ptrs == NULL) { ok = 0; break; }
     }
-    fill_ring(s, &rings[i], first, n);
+    fill_ring(&states[i], &rings[i]);
     ring_ptrs[i] = &rings[i].ring;
   }
   if (ok) {

@@ -9,6 +9,12 @@
  * arrives the next request is posted first, then the call is answered with
  * one batch (initial metadata, message, status, close). `outstanding`
  * counts posted tags so shutdown can wait for all of them.
+ *
+ * GetRingState calls are computed on a thread of their own, at most
+ * `max_calls` at once (ap_status_limits.h); a call past the bound is
+ * answered RESOURCE_EXHAUSTED by the thread that received it. So the admin
+ * thread and gRPC's callback threads only accept, reject and complete
+ * calls, and never wait for a snapshot.
  */
 #define _GNU_SOURCE
 
@@ -29,6 +35,7 @@
 
 #include "policy/include/aperture.h"
 #include "policy/status/ap_status_handler.h"
+#include "policy/status/ap_status_limits.h"
 
 enum call_kind { KIND_RING_STATE = 0, KIND_HEALTH = 1, KIND_UNKNOWN = 2, KIND_COUNT = 3 };
 
@@ -41,6 +48,8 @@ struct aperture_status_service {
   pthread_cond_t cv;
   size_t outstanding;    /* posted tags not yet completed */
   int shutting_down;     /* no new requests are posted */
+  unsigned max_calls;    /* GetRingState calls computed at once, at most */
+  unsigned active_calls; /* GetRingState calls being computed now */
   int cq_shutdown_done;  /* callback queue's shutdown functor ran */
   grpc_completion_queue_functor cq_shutdown;
 };
@@ -174,10 +183,11 @@ static void handle(status_call *c, ap_status_reply *reply) {
   grpc_slice_unref(bytes);
 }
 
-/* Answers the call with one batch. Returns 0 when the batch was started. */
-static int start_reply(status_call *c) {
-  ap_status_reply reply;
-  handle(c, &reply);
+/* Answers the call with `reply` (consumed) in one batch. Returns 0 when the
+ * batch was started: from then on its completion owns `c`. */
+static int send_reply(status_call *c, ap_status_reply *replyp) {
+  ap_status_reply reply = *replyp;
+  memset(replyp, 0, sizeof *replyp);
   grpc_op ops[4];
   memset(ops, 0, sizeof ops);
   size_t n = 0;
@@ -211,12 +221,79 @@ static int start_reply(status_call *c) {
   return 0;
 }
 
+/* Takes one of the service's call slots; 0 when all are in use. */
+static int admit(struct aperture_status_service *svc) {
+  pthread_mutex_lock(&svc->mu);
+  int ok = svc->active_calls < svc->max_calls;
+  if (ok) svc->active_calls++;
+  pthread_mutex_unlock(&svc->mu);
+  return ok;
+}
+
+static void release_slot(struct aperture_status_service *svc) {
+  pthread_mutex_lock(&svc->mu);
+  svc->active_calls--;
+  pthread_mutex_unlock(&svc->mu);
+}
+
+static void reply_busy(ap_status_reply *reply, const char *why, unsigned max_calls) {
+  memset(reply, 0, sizeof *reply);
+  reply->code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+  snprintf(reply->message, sizeof reply->message,
+           "status service busy: %s (at most %u GetRingState calls at once, %s); retry later", why,
+           max_calls, AP_STATUS_MAX_CALLS_ENV);
+}
+
+/* Computes and sends one admitted GetRingState answer on its own thread.
+ * The slot is released once the answer is built (the costly part), before
+ * it is sent. The call's posted tag keeps `svc` alive until tag_done. */
+static void *serve_ring_state(void *arg) {
+  status_call *c = arg;
+  struct aperture_status_service *svc = c->svc;
+  ap_status_reply reply;
+  handle(c, &reply);
+  release_slot(svc);
+  if (send_reply(c, &reply) != 0) {
+    call_free(c);
+    tag_done(svc);
+  }
+  return NULL;
+}
+
+/* Hands an arrived GetRingState call to a thread of its own, or fills
+ * *reply with RESOURCE_EXHAUSTED. Returns 1 when a thread took the call. */
+static int dispatch_ring_state(status_call *c, ap_status_reply *reply) {
+  struct aperture_status_service *svc = c->svc;
+  if (!admit(svc)) {
+    reply_busy(reply, "too many concurrent calls", svc->max_calls);
+    return 0;
+  }
+  pthread_attr_t attr;
+  pthread_t thread;
+  int started = pthread_attr_init(&attr) == 0;
+  if (started) {
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    started = pthread_create(&thread, &attr, serve_ring_state, c) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  if (started) return 1;
+  release_slot(svc);
+  reply_busy(reply, "cannot start a thread", svc->max_calls);
+  return 0;
+}
+
 static void on_call_event(grpc_completion_queue_functor *functor, int ok) {
   status_call *c = (status_call *)functor;
   struct aperture_status_service *svc = c->svc;
   if (!c->replying && ok) {
     request_next(svc, c->kind); /* keep one request posted per method */
-    if (start_reply(c) == 0) return;
+    ap_status_reply reply;
+    if (c->kind == KIND_RING_STATE) {
+      if (dispatch_ring_state(c, &reply)) return;
+    } else {
+      handle(c, &reply); /* health and unknown methods: cheap, answered here */
+    }
+    if (send_reply(c, &reply) == 0) return;
   }
   call_free(c);
   tag_done(svc);
@@ -231,6 +308,9 @@ static int service_init(struct aperture_status_service *svc, grpc_server *server
   svc->server = server;
   svc->cq = cq;
   svc->serve_unknown = serve_unknown;
+  char why[160];
+  if (ap_status_parse_max_calls(getenv(AP_STATUS_MAX_CALLS_ENV), &svc->max_calls, why, sizeof why) != 0)
+    return set_error(err, APERTURE_EINVAL, "%s", why);
   svc->methods[KIND_RING_STATE] = grpc_server_register_method(
       server, AP_STATUS_METHOD_GET_RING_STATE, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
   if (svc->methods[KIND_RING_STATE] == NULL)
@@ -322,14 +402,19 @@ int aperture_status_server_start(const char *address, aperture_status_server **o
 
   /* No SO_REUSEPORT: a busy port must fail, not share queries between two
    * processes' status servers. */
-  grpc_arg arg[2];
+  grpc_arg arg[3];
   arg[0].type = GRPC_ARG_INTEGER;
   arg[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
   arg[0].value.integer = AP_STATUS_MAX_REQUEST_BYTES;
   arg[1].type = GRPC_ARG_INTEGER;
   arg[1].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
   arg[1].value.integer = 0;
-  grpc_channel_args args = {2, arg};
+  /* One client connection cannot open streams without bound; further
+   * streams wait in that client, not in this server. */
+  arg[2].type = GRPC_ARG_INTEGER;
+  arg[2].key = (char *)GRPC_ARG_MAX_CONCURRENT_STREAMS;
+  arg[2].value.integer = AP_STATUS_MAX_STREAMS_PER_CONNECTION;
+  grpc_channel_args args = {3, arg};
   grpc_server *server = grpc_server_create(&args, NULL);
   grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
   s->svc.server = server;

@@ -360,7 +360,8 @@ bool StateView::MemberReady(const std::string& address) const {
 bool Snapshot(const std::string& filter, StateView* out) {
   ap_ring_state* states = nullptr;
   size_t count = 0;
-  if (ap_registry_snapshot(filter.c_str(), &states, &count, nullptr) != AP_OK) {
+  ap_snapshot_query all = {filter.c_str(), 0, SIZE_MAX};
+  if (ap_registry_snapshot(&all, SIZE_MAX, &states, &count, nullptr) != AP_OK) {
     return false;
   }
   bool ok = count == 1;
@@ -387,7 +388,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->widenings = s.widenings;
     out->affinity_sessions = s.affinity_sessions;
     out->endpoints.clear();
-    for (size_t i = 0; i < s.endpoint_count; ++i) {
+    for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];
       out->endpoints.push_back({e.address, e.ring_index, e.intersection,
                                 e.pick_weight, e.in_aperture != 0,

@@ -49,6 +49,7 @@ class RegisteredInstance {
  private:
   static int Snapshot(void *ctx, ap_ring_state *out) {
     auto *self = static_cast<RegisteredInstance *>(ctx);
+    if (!ap_snapshot_query_matches(out->query, self->target_.c_str())) return AP_SNAPSHOT_SKIP;
     std::lock_guard<std::mutex> lock(self->mu_);
     out->target = strdup(self->target_.c_str());
     out->mode = strdup("continuous");
@@ -77,11 +78,15 @@ class RegisteredInstance {
     out->widenings = 11;
     out->affinity_sessions = 13;
     out->endpoint_count = self->n_;
-    if (self->n_ > 0) {
-      out->endpoints = static_cast<ap_endpoint_state *>(calloc(self->n_, sizeof(ap_endpoint_state)));
+    size_t first = 0, count = 0;
+    ap_snapshot_query_page(out->query, self->n_, &first, &count);
+    out->first_endpoint = first;
+    if (count > 0) {
+      out->endpoints = static_cast<ap_endpoint_state *>(calloc(count, sizeof(ap_endpoint_state)));
       if (out->endpoints == nullptr) return AP_ENOMEM;
-      for (size_t i = 0; i < self->n_; i++) {
-        ap_endpoint_state &e = out->endpoints[i];
+      out->copied_endpoints = count;
+      for (size_t i = first; i < first + count; i++) {
+        ap_endpoint_state &e = out->endpoints[i - first];
         e.address = strdup(Address(i).c_str());
         e.ring_index = static_cast<uint32_t>(i);
         e.endpoint_weight = 1.0;

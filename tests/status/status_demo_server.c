@@ -17,6 +17,7 @@ static int demo_snapshot(void *ctx, ap_ring_state *out) {
   size_t n = (size_t)(uintptr_t)ctx;
   char target[64];
   snprintf(target, sizeof target, "dns:///demo-%zu.svc:443", n);
+  if (!ap_snapshot_query_matches(out->query, target)) return AP_SNAPSHOT_SKIP;
   out->target = strdup(target);
   out->mode = strdup("continuous");
   out->coordinate_source = AP_COORDINATE_API;
@@ -30,19 +31,26 @@ static int demo_snapshot(void *ctx, ap_ring_state *out) {
   out->physical_aperture = (uint32_t)(n / 2 + 1);
   snprintf(out->fingerprint, sizeof out->fingerprint, "%016zx", n * 2654435761u);
   out->endpoint_count = n;
-  out->endpoints = calloc(n, sizeof *out->endpoints);
+  size_t first = 0, count = 0;
+  ap_snapshot_query_page(out->query, n, &first, &count); /* copy only the page */
+  out->first_endpoint = first;
+  if (count == 0) return AP_OK;
+  out->endpoints = calloc(count, sizeof *out->endpoints);
   if (out->endpoints == NULL) return AP_ENOMEM;
-  for (size_t i = 0; i < n; i++) {
+  out->copied_endpoints = count;
+  for (size_t k = 0; k < count; k++) {
+    size_t i = first + k;
+    ap_endpoint_state *e = &out->endpoints[k];
     char addr[32];
     snprintf(addr, sizeof addr, "127.0.0.1:%zu", 50051 + i);
-    out->endpoints[i].address = strdup(addr);
-    out->endpoints[i].ring_index = (uint32_t)i;
-    out->endpoints[i].endpoint_weight = 1;
-    out->endpoints[i].in_aperture = i < n / 2 + 1;
-    out->endpoints[i].intersection = i < n / 2 + 1 ? 1.0 : 0.0;
-    out->endpoints[i].pick_weight = out->endpoints[i].intersection;
-    out->endpoints[i].connectivity = i < n / 2 + 1 ? AP_CONN_READY : -1;
-    out->endpoints[i].picks = i < n / 2 + 1 ? 100 * (i + 1) : 0;
+    e->address = strdup(addr);
+    e->ring_index = (uint32_t)i;
+    e->endpoint_weight = 1;
+    e->in_aperture = i < n / 2 + 1;
+    e->intersection = i < n / 2 + 1 ? 1.0 : 0.0;
+    e->pick_weight = e->intersection;
+    e->connectivity = i < n / 2 + 1 ? AP_CONN_READY : -1;
+    e->picks = i < n / 2 + 1 ? 100 * (i + 1) : 0;
   }
   return AP_OK;
 }

@@ -23,19 +23,24 @@ static int snapshot(void *ctx, ap_ring_state *out) {
   size_t n = (size_t)(uintptr_t)ctx;
   char target[32];
   snprintf(target, sizeof target, "fuzz-ring-%zu", n);
+  if (!ap_snapshot_query_matches(out->query, target)) return AP_SNAPSHOT_SKIP;
   out->target = strdup(target);
   out->mode = strdup("continuous");
   out->coordinate_source = AP_COORDINATE_CONFIG;
   out->last_status = strdup("");
   out->peer_count = 3;
   out->endpoint_count = n;
-  out->endpoints = n ? calloc(n, sizeof *out->endpoints) : NULL;
-  for (size_t i = 0; i < n && out->endpoints; i++) {
+  size_t first = 0, count = 0;
+  ap_snapshot_query_page(out->query, n, &first, &count);
+  out->first_endpoint = first;
+  out->endpoints = count ? calloc(count, sizeof *out->endpoints) : NULL;
+  if (out->endpoints != NULL) out->copied_endpoints = count;
+  for (size_t i = 0; i < count && out->endpoints; i++) {
     char addr[32];
-    snprintf(addr, sizeof addr, "127.0.0.%zu:443", i);
+    snprintf(addr, sizeof addr, "127.0.0.%zu:443", first + i);
     out->endpoints[i].address = strdup(addr);
-    out->endpoints[i].ring_index = (uint32_t)i;
-    out->endpoints[i].connectivity = (int)(i % 6) - 1;
+    out->endpoints[i].ring_index = (uint32_t)(first + i);
+    out->endpoints[i].connectivity = (int)((first + i) % 6) - 1;
   }
   return AP_OK;
 }

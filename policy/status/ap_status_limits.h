@@ -1,0 +1,36 @@
+/*
+ * ap_status_limits: how many GetRingState calls a status service computes
+ * at once. Calls past the bound are answered RESOURCE_EXHAUSTED at once,
+ * without touching the registry, so a flood of queries costs the process
+ * at most this many snapshots in parallel.
+ */
+#ifndef AP_STATUS_LIMITS_H
+#define AP_STATUS_LIMITS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The environment variable that sets the bound, read when a status
+ * service starts (aperture_status_server_start, aperture_status_register). */
+#define AP_STATUS_MAX_CALLS_ENV "APERTURE_STATUS_MAX_CALLS"
+/* The bound when the variable is unset or empty, and its largest value. */
+#define AP_STATUS_DEFAULT_MAX_CALLS 8u
+#define AP_STATUS_MAX_CALLS_LIMIT 1024u
+
+/* Concurrent streams one client connection may open on the admin server. */
+#define AP_STATUS_MAX_STREAMS_PER_CONNECTION 64
+
+/* Parses the variable's value `text` (NULL or "" = the default) into *out:
+ * a decimal integer in 1..AP_STATUS_MAX_CALLS_LIMIT. Returns 0, or -1 with
+ * a message naming the variable in `msg` (`msg_size` bytes, may be 0).
+ * `out` must not be NULL (-1 otherwise). */
+int ap_status_parse_max_calls(const char *text, unsigned *out, char *msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_STATUS_LIMITS_H */

@@ -1,0 +1,94 @@
+// The policy's snapshot callback (StatePublisher::Snapshot) applies the
+// status request's filter and page itself: a channel the filter excludes
+// copies nothing, and a channel copies only the requested endpoints.
+#include <string.h>
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "policy/lb/lb_state.h"
+#include "policy/registry/ap_registry.h"
+
+namespace aperture_lb {
+namespace {
+
+std::shared_ptr<PublishedState> StateWith(size_t endpoints) {
+  auto state = std::make_shared<PublishedState>();
+  state->mode = "continuous";
+  state->fingerprint = "00000000000000ab";
+  state->endpoints.resize(endpoints);
+  for (size_t i = 0; i < endpoints; ++i) {
+    PublishedEndpoint& e = state->endpoints[i];
+    e.address = "10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ":443";
+    e.ring_index = static_cast<uint32_t>(i);
+    e.in_aperture = i < 3;
+    e.connectivity = AP_CONN_READY;
+  }
+  return state;
+}
+
+TEST(StatePublisher, FilteredOutChannelCopiesNothing) {
+  StatePublisher publisher("dns:///orders.svc:443");
+  publisher.Publish(StateWith(50));
+  ap_snapshot_query query = {"payments", 0, 10};
+  ap_ring_state out;
+  memset(&out, 0, sizeof out);
+  out.query = &query;
+  EXPECT_EQ(publisher.Snapshot(&out), AP_SNAPSHOT_SKIP);
+  EXPECT_EQ(out.target, nullptr);
+  EXPECT_EQ(out.endpoints, nullptr);
+  EXPECT_EQ(out.copied_endpoints, 0u);
+}
+
+TEST(StatePublisher, CopiesOnlyTheRequestedPage) {
+  StatePublisher publisher("dns:///orders.svc:443");
+  publisher.Publish(StateWith(5000));
+  ap_snapshot_query query = {"orders", 1200, 25};
+  ap_ring_state out;
+  memset(&out, 0, sizeof out);
+  out.query = &query;
+  ASSERT_EQ(publisher.Snapshot(&out), AP_OK);
+  EXPECT_STREQ(out.target, "dns:///orders.svc:443");
+  EXPECT_EQ(out.endpoint_count, 5000u);
+  EXPECT_EQ(out.first_endpoint, 1200u);
+  ASSERT_EQ(out.copied_endpoints, 25u);
+  EXPECT_EQ(out.endpoints[0].ring_index, 1200u);
+  EXPECT_STREQ(out.endpoints[24].address, "10.1.4.200:443");  // endpoint 1224
+  EXPECT_STREQ(out.fingerprint, "00000000000000ab");
+  ap_ring_state_clear(&out);
+
+  // No endpoints asked for: the channel's fields only.
+  ap_snapshot_query none = {"", 0, 0};
+  memset(&out, 0, sizeof out);
+  out.query = &none;
+  ASSERT_EQ(publisher.Snapshot(&out), AP_OK);
+  EXPECT_EQ(out.endpoint_count, 5000u);
+  EXPECT_EQ(out.copied_endpoints, 0u);
+  EXPECT_EQ(out.endpoints, nullptr);
+  ap_ring_state_clear(&out);
+
+  // Past the end: nothing copied, the page starts at the ring's end.
+  ap_snapshot_query past = {nullptr, 9000, 10};
+  memset(&out, 0, sizeof out);
+  out.query = &past;
+  ASSERT_EQ(publisher.Snapshot(&out), AP_OK);
+  EXPECT_EQ(out.first_endpoint, 5000u);
+  EXPECT_EQ(out.copied_endpoints, 0u);
+  ap_ring_state_clear(&out);
+}
+
+TEST(StatePublisher, WithoutAQueryCopiesEverything) {
+  StatePublisher publisher("t");
+  publisher.Publish(StateWith(7));
+  ap_ring_state out;
+  memset(&out, 0, sizeof out);
+  ASSERT_EQ(publisher.Snapshot(&out), AP_OK);
+  EXPECT_EQ(out.first_endpoint, 0u);
+  EXPECT_EQ(out.copied_endpoints, 7u);
+  ap_ring_state_clear(&out);
+}
+
+}  // namespace
+}  // namespace aperture_lb
