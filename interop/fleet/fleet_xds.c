@@ -79,8 +79,11 @@ static void sleep_ms(long ms) {
 
 static double now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
-/* The one randomSeed every client gets from the shared Cluster. */
-static uint64_t shared_seed(void) { return io_churn_model_seed(0); }
+/* The one randomSeed every client gets from the shared Cluster. The
+ * config travels as a google.protobuf.Struct, whose numbers are doubles,
+ * and gRPC 1.51 turns them back into JSON with 15 significant digits: a
+ * seed of 10^15 or more arrives in exponent form and is NACKed. */
+static uint64_t shared_seed(void) { return io_churn_model_seed(0) % 1000000000u; }
 
 static int parse_modes(const char *list, xds_mode *out, int max, char *err, size_t err_len) {
   int n = 0;
@@ -418,6 +421,12 @@ static void run_mode(point_fleet *pf, const xds_mode *m, fleet_churn_row *row) {
     return;
   }
   if (!settle(pf, &mc, 1)) {
+    xds_server_counts xc;
+    xds_server_get_counts(pf->xds, &xc);
+    if (xc.nacks[XDS_CDS] > 0) { /* say why, rather than only that it did not settle */
+      snprintf(row->error, sizeof(row->error), "the clients NACKed the Cluster: %.120s",
+               xc.last_nack);
+    }
     fail_row(row, &mc, "the clients did not settle before the change", pf->dir);
     return;
   }
