@@ -6,7 +6,7 @@
  *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
- *         [--points N:C:A,...] [--svg PATH] [--out-dir DIR]
+ *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
  *
  * With no --scenario: the default run (kDefaultRun): balance and
  * multi-service for smooth, continuous (random too in multi-service) and
@@ -14,6 +14,8 @@
  * a closing summary; without the aperture policy linked, round_robin only.
  * churn-grid (fleet_churn.h) measures one removal and one addition per
  * (N, C, A) point of --points and mode, beside the core's prediction.
+ * xds (fleet_xds.h) is churn-grid with the endpoints from EDS; affinity
+ * (fleet_affinity.h) reports which servers served each key.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
