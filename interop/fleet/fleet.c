@@ -3,10 +3,10 @@
  * mode, collects the servers' stats files and the clients' summaries, and
  * prints a report (table, or JSON with --json) plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
- *         [--points N:C:A,...] [--svg PATH] [--out-dir DIR]
+ *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
  *
  * With no --scenario: the default run (kDefaultRun): balance and
  * multi-service for smooth, continuous (random too in multi-service) and
@@ -14,6 +14,8 @@
  * a closing summary; without the aperture policy linked, round_robin only.
  * churn-grid (fleet_churn.h) measures one removal and one addition per
  * (N, C, A) point of --points and mode, beside the core's prediction.
+ * xds (fleet_xds.h) is churn-grid with the endpoints from EDS; affinity
+ * (fleet_affinity.h) reports which servers served each key.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -34,12 +36,14 @@
 #include "interop/common/delay_queue.h"
 #include "interop/fleet/dns_stub.h"
 #include "interop/common/flags.h"
+#include "interop/fleet/fleet_affinity.h"
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/fleet/fleet_summary.h"
+#include "interop/fleet/fleet_xds.h"
 #include "interop/common/json_read.h"
 #include "interop/common/latency_hist.h"
 #include "interop/common/proc.h"
@@ -731,6 +735,54 @@ static int run_peers(const runner *rn) {
   return failed ? 1 : 0;
 }
 
+/* The xds scenario (fleet_xds.h): churn-grid through EDS; its own rows,
+ * report and table. */
+static int run_xds(const runner *rn, const char *points) {
+  if (!rn->have_aperture) {
+    fprintf(stderr, "fleet: xds needs the aperture policy in the client\n");
+    return 1;
+  }
+  fleet_xds_opts xo = {rn->server_bin, rn->client_bin, rn->out_dir, rn->modes, points, rn->rate};
+  static fleet_churn_row rows[FLEET_CHURN_MAX_POINTS * 8];
+  int n = 0;
+  int failed = io_fleet_xds_run(&xo, rows, (int)(sizeof(rows) / sizeof(rows[0])), &n) != 0;
+  char report[4300];
+  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
+  FILE *rf = fopen(report, "w");
+  if (rf != NULL) {
+    io_fleet_xds_json(rf, rows, n);
+    fclose(rf);
+  }
+  if (rn->json) io_fleet_xds_json(stdout, rows, n);
+  else io_fleet_xds_table(stdout, rows, n);
+  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
+  return failed ? 1 : 0;
+}
+
+/* The affinity scenario (fleet_affinity.h): per-key owners. */
+static int run_affinity(const runner *rn, const char *kinds) {
+  if (!rn->have_aperture) {
+    fprintf(stderr, "fleet: affinity needs the aperture policy in the client\n");
+    return 1;
+  }
+  fleet_affinity_opts ao = {rn->server_bin, rn->client_bin, rn->out_dir, kinds,
+                            (int)rn->servers, (int)rn->clients, (int)rn->min_aperture, rn->rate};
+  static fleet_affinity_row rows[FLEET_AFFINITY_MAX_KINDS];
+  int n = 0;
+  int failed = io_fleet_affinity_run(&ao, rows, FLEET_AFFINITY_MAX_KINDS, &n) != 0;
+  char report[4300];
+  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
+  FILE *rf = fopen(report, "w");
+  if (rf != NULL) {
+    io_fleet_affinity_json(rf, rows, n);
+    fclose(rf);
+  }
+  if (rn->json) io_fleet_affinity_json(stdout, rows, n);
+  else io_fleet_affinity_table(stdout, rows, n);
+  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
+  return failed ? 1 : 0;
+}
+
 /* Runs one step of the default run: its scenario with its modes, rate,
  * duration and concurrency, where the flags did not set them. */
 static int run_default_step(const runner *rn, const default_step *step, fleet_run *runs,
@@ -751,12 +803,14 @@ static int run_default_step(const runner *rn, const default_step *step, fleet_ru
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|all]\n"
+          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
-          "             [--points N:C:A,...] [--svg PATH] [--out-dir DIR]\n"
+          "             [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]\n"
           "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
+          "xds: churn-grid with EDS instead of DNS; points default " FLEET_XDS_DEFAULT_POINTS ", modes " FLEET_XDS_DEFAULT_MODES "\n"
+          "affinity: per-key owners for --affinity " FLEET_AFFINITY_DEFAULT_KINDS " (--servers, --clients, --min-aperture, --rate)\n"
           "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
 }
 
@@ -777,6 +831,7 @@ int main(int argc, char **argv) {
   const char *scenario = NULL; /* NULL: the default run (kDefaultRun) */
   const char *out_dir = NULL;
   const char *points = NULL;
+  const char *affinity_kinds = NULL; /* affinity scenario: sticky, hash */
   for (int i = 1; i < argc; i++) {
     const char *v;
     int r;
@@ -805,6 +860,14 @@ int main(int argc, char **argv) {
         return 2;
       }
       points = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "affinity", &v)) != 0) {
+      char kerr[200];
+      if (r < 0) return 2;
+      if (io_fleet_affinity_check_kinds(v, kerr, sizeof(kerr)) != 0) {
+        fprintf(stderr, "flag --affinity: %s\n", kerr + (strncmp(kerr, "--modes: ", 9) == 0 ? 9 : 0));
+        return 2;
+      }
+      affinity_kinds = v;
     } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {
       if (r < 0) return 2;
       rn.svg_path = v;
@@ -840,11 +903,19 @@ int main(int argc, char **argv) {
   int want_all = !want_default && strcmp(scenario, "all") == 0;
   int want_grid = want_all || (!want_default && strcmp(scenario, "churn-grid") == 0);
   int want_peers = !want_default && strcmp(scenario, "peers") == 0; /* fleet_peers.h */
+  int want_xds = !want_default && strcmp(scenario, "xds") == 0;       /* fleet_xds.h */
+  int want_affinity = !want_default && strcmp(scenario, "affinity") == 0; /* fleet_affinity.h */
+  char xds_err[200];
+  if (want_xds && rn.modes != NULL && io_fleet_xds_check_modes(rn.modes, xds_err, sizeof(xds_err)) != 0) {
+    fprintf(stderr, "flag %s\n", xds_err);
+    return 2;
+  }
   const scenario_cfg *chosen = NULL;
   for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
     if (strcmp(kScenarios[s].name, scenario) == 0) chosen = &kScenarios[s];
   }
-  if (!want_default && !want_all && !want_grid && !want_peers && chosen == NULL) {
+  if (!want_default && !want_all && !want_grid && !want_peers && !want_xds && !want_affinity &&
+      chosen == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
     usage();
     return 2;
@@ -881,6 +952,8 @@ int main(int argc, char **argv) {
   }
 
   if (want_peers) return run_peers(&rn);
+  if (want_xds) return run_xds(&rn, points);
+  if (want_affinity) return run_affinity(&rn, affinity_kinds);
 
   static fleet_run runs[MAX_RUNS];
   int n_runs = 0, failed = 0;

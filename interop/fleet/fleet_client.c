@@ -11,7 +11,10 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
       o->linger_s == NULL || o->summary_file == NULL ||
       (o->peer_index == NULL) != (o->peer_count == NULL))
     return NULL;
-  const char *argv[40];
+  size_t n_extra = 0;
+  while (o->extra != NULL && o->extra[n_extra] != NULL) n_extra++;
+  if (n_extra > 24) return NULL;
+  const char *argv[64];
   int n = 0;
   argv[n++] = o->bin;
   argv[n++] = "--target";
@@ -50,6 +53,7 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
     argv[n++] = "--status-port";
     argv[n++] = "0";
   }
+  for (size_t i = 0; i < n_extra; i++) argv[n++] = o->extra[i];
   argv[n] = NULL;
   return io_proc_start((char *const *)argv, log);
 }

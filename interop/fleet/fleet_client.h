@@ -28,11 +28,12 @@ typedef struct fleet_client_opts {
   const char *max_backoff_ms;      /* --max-backoff-ms, optional */
   const char *dns_min_interval_ms; /* --dns-min-interval-ms, optional */
   int status_server;               /* 1: --status-port 0 */
+  const char *const *extra;        /* more arguments (NULL terminated, at most 24); NULL: none */
 } fleet_client_opts;
 
 /* Starts the client with --calls 0 (run until --duration-s) and
- * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field
- * or the process did not start. */
+ * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field,
+ * has more than 24 extra arguments, or the process did not start. */
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
 
 /* For a client started with status_server = 1: waits up to 20 s for it to
