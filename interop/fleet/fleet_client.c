@@ -50,6 +50,10 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
     argv[n++] = "--status-port";
     argv[n++] = "0";
   }
+  if (o->unique_metadata != NULL) {
+    argv[n++] = "--unique-metadata";
+    argv[n++] = o->unique_metadata;
+  }
   argv[n] = NULL;
   return io_proc_start((char *const *)argv, log);
 }
