@@ -189,7 +189,7 @@ static void query_status(soak *s, int k, fleet_soak_result *r) {
 static int run_timeline(soak *s, fleet_soak_result *r) {
   double t0 = now_s(), next_kill = KILL_FIRST_S, restart_at = -1;
   double next_flap = FLAP_FIRST_S, flap_back = -1, next_status = 0;
-  int rss_start_taken = 0, rss_end_taken = 0, done = 0, q = 0;
+  int rss_start_taken = 0, rss_mid_taken = 0, rss_end_taken = 0, done = 0, q = 0;
   int finished[FLEET_SOAK_MAX_CLIENTS] = {0};
   const double end = r->duration_s;
   while (done < s->n_clients) {
@@ -237,6 +237,10 @@ static int run_timeline(soak *s, fleet_soak_result *r) {
     if (!rss_start_taken && t >= r->warmup_s) {
       for (int k = 0; k < s->n_clients; k++) r->clients[k].rss_start_kib = rss_kib(s->clients[k]);
       rss_start_taken = 1;
+    }
+    if (!rss_mid_taken && t >= (r->warmup_s + end - 1) / 2) {
+      for (int k = 0; k < s->n_clients; k++) r->clients[k].rss_mid_kib = rss_kib(s->clients[k]);
+      rss_mid_taken = 1;
     }
     if (!rss_end_taken && t >= end - 1) {
       for (int k = 0; k < s->n_clients; k++) r->clients[k].rss_end_kib = rss_kib(s->clients[k]);
@@ -368,18 +372,18 @@ void io_fleet_soak_table(FILE *out, const fleet_soak_result *r) {
           r->kills, r->restarts, r->flaps, r->status_ok + r->status_failed, r->status_failed);
   fprintf(out, "calls: %ld ok, %ld failed: %ld on the killed server, %ld on live servers\n", r->ok,
           r->failed, r->failed_on_killed, r->failed_live);
-  fprintf(out, "%-8s %10s %10s %10s %9s %8s %9s\n", "client", "calls", "rss@warm", "rss@end", "growth",
-          "failed", "sessions");
+  fprintf(out, "%-8s %10s %10s %10s %10s %9s %8s %9s\n", "client", "calls", "rss@warm", "rss@mid",
+          "rss@end", "growth", "failed", "sessions");
   for (int k = 0; k < r->n_clients; k++) {
     const fleet_soak_client *c = &r->clients[k];
     char name[16];
     snprintf(name, sizeof(name), "c%d", k);
-    fprintf(out, "%-8s %10ld %8ld K %8ld K %7ld K %8ld %9ld\n", name, c->ok + c->failed,
-            c->rss_start_kib, c->rss_end_kib, c->rss_end_kib - c->rss_start_kib, c->failed,
-            c->sessions_max);
+    fprintf(out, "%-8s %10ld %8ld K %8ld K %8ld K %7ld K %8ld %9ld\n", name, c->ok + c->failed,
+            c->rss_start_kib, c->rss_mid_kib, c->rss_end_kib, c->rss_end_kib - c->rss_start_kib,
+            c->failed, c->sessions_max);
   }
-  fprintf(out, "(rss@ = VmRSS after the %g s warm-up; growth bound %ld KiB per client)\n", r->warmup_s,
-          r->rss_bound_kib);
+  fprintf(out, "(VmRSS after the %g s warm-up, half-way and 1 s before the end; growth bound %ld KiB per client)\n",
+          r->warmup_s, r->rss_bound_kib);
   if (!r->complete) fprintf(out, "INCOMPLETE: %s\n", r->error);
   else fprintf(out, "%s%s%s\n", r->pass ? "PASS" : "FAIL", r->pass ? "" : ": ", r->pass ? "" : r->error);
 }
@@ -401,9 +405,9 @@ void io_fleet_soak_json(FILE *out, const fleet_soak_result *r) {
     const fleet_soak_client *c = &r->clients[k];
     fprintf(out,
             "%s{\"ok\":%ld,\"failed\":%ld,\"failed_on_killed\":%ld,\"rss_start_kib\":%ld,"
-            "\"rss_end_kib\":%ld,\"sessions_max\":%ld}",
-            k ? "," : "", c->ok, c->failed, c->failed_on_killed, c->rss_start_kib, c->rss_end_kib,
-            c->sessions_max);
+            "\"rss_mid_kib\":%ld,\"rss_end_kib\":%ld,\"sessions_max\":%ld}",
+            k ? "," : "", c->ok, c->failed, c->failed_on_killed, c->rss_start_kib, c->rss_mid_kib,
+            c->rss_end_kib, c->sessions_max);
   }
   fprintf(out, "]}}\n");
 }

@@ -34,6 +34,7 @@ typedef struct fleet_soak_opts {
 
 typedef struct fleet_soak_client {
   long rss_start_kib, rss_end_kib; /* after the warm-up, near the end */
+  long rss_mid_kib;                /* half-way between: growth's shape */
   long ok, failed, failed_on_killed;
   long sessions_max;               /* largest sticky table the status showed */
 } fleet_soak_client;
