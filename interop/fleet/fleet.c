@@ -3,7 +3,7 @@
  * mode, collects the servers' stats files and the clients' summaries, and
  * prints a report (table, or JSON with --json) plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|soak|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
@@ -16,6 +16,9 @@
  * (N, C, A) point of --points and mode, beside the core's prediction.
  * xds (fleet_xds.h) is churn-grid with the endpoints from EDS; affinity
  * (fleet_affinity.h) reports which servers served each key.
+ * soak (fleet_soak.h) is a bounded run with kills, flaps, a status loop and
+ * a sticky-key flood; --duration-s sets its length (default 300 s) and
+ * --rss-bound-kib its memory bound; it is not part of `all`.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -42,6 +45,7 @@
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_server.h"
+#include "interop/fleet/fleet_soak.h"
 #include "interop/fleet/fleet_summary.h"
 #include "interop/fleet/fleet_xds.h"
 #include "interop/common/json_read.h"
@@ -177,6 +181,7 @@ typedef struct runner {
   long servers, clients, concurrency, min_aperture; /* 0: scenario default */
   double rate, duration_s;           /* 0: scenario default */
   long grace_ms;                     /* -1: scenario default */
+  long rss_bound_kib;                /* soak: 0 = its default */
 } runner;
 
 static void on_signal(int sig) {
@@ -783,6 +788,29 @@ static int run_affinity(const runner *rn, const char *kinds) {
   return failed ? 1 : 0;
 }
 
+/* The soak scenario (fleet_soak.h): its own report. */
+static int run_soak(const runner *rn) {
+  if (!rn->have_aperture) {
+    fprintf(stderr, "fleet: soak needs the aperture policy in the client\n");
+    return 1;
+  }
+  fleet_soak_opts so = {rn->server_bin, rn->client_bin, rn->out_dir, rn->duration_s,
+                        (int)rn->servers, (int)rn->clients, rn->rate, rn->rss_bound_kib};
+  static fleet_soak_result res;
+  int failed = io_fleet_soak_run(&so, &res) != 0;
+  char report[4300];
+  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
+  FILE *rf = fopen(report, "w");
+  if (rf != NULL) {
+    io_fleet_soak_json(rf, &res);
+    fclose(rf);
+  }
+  if (rn->json) io_fleet_soak_json(stdout, &res);
+  else io_fleet_soak_table(stdout, &res);
+  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
+  return failed ? 1 : 0;
+}
+
 /* Runs one step of the default run: its scenario with its modes, rate,
  * duration and concurrency, where the flags did not set them. */
 static int run_default_step(const runner *rn, const default_step *step, fleet_run *runs,
@@ -803,7 +831,7 @@ static int run_default_step(const runner *rn, const default_step *step, fleet_ru
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|all]\n"
+          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|soak|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]\n"
@@ -811,6 +839,7 @@ static void usage(void) {
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
           "xds: churn-grid with EDS instead of DNS; points default " FLEET_XDS_DEFAULT_POINTS ", modes " FLEET_XDS_DEFAULT_MODES "\n"
           "affinity: per-key owners for --affinity " FLEET_AFFINITY_DEFAULT_KINDS " (--servers, --clients, --min-aperture, --rate)\n"
+          "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
           "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
 }
 
@@ -886,6 +915,8 @@ int main(int argc, char **argv) {
       if (r < 0 || io_flag_long("concurrency", v, 1, 1000, &rn.concurrency) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "rate", &v)) != 0) {
       if (r < 0 || io_flag_double("rate", v, 1, 100000, &rn.rate) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "rss-bound-kib", &v)) != 0) {
+      if (r < 0 || io_flag_long("rss-bound-kib", v, 1, 16777216, &rn.rss_bound_kib) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "duration-s", &v)) != 0) {
       if (r < 0 || io_flag_double("duration-s", v, 0.5, 600, &rn.duration_s) != 0) return 2;
     } else if (strcmp(argv[i], "--json") == 0) {
@@ -910,12 +941,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "flag %s\n", xds_err);
     return 2;
   }
+  int want_soak = !want_default && strcmp(scenario, "soak") == 0;   /* fleet_soak.h */
   const scenario_cfg *chosen = NULL;
   for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
     if (strcmp(kScenarios[s].name, scenario) == 0) chosen = &kScenarios[s];
   }
   if (!want_default && !want_all && !want_grid && !want_peers && !want_xds && !want_affinity &&
-      chosen == NULL) {
+      !want_soak && chosen == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
     usage();
     return 2;
@@ -954,6 +986,7 @@ int main(int argc, char **argv) {
   if (want_peers) return run_peers(&rn);
   if (want_xds) return run_xds(&rn, points);
   if (want_affinity) return run_affinity(&rn, affinity_kinds);
+  if (want_soak) return run_soak(&rn);
 
   static fleet_run runs[MAX_RUNS];
   int n_runs = 0, failed = 0;

@@ -54,6 +54,10 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
     argv[n++] = "0";
   }
   for (size_t i = 0; i < n_extra; i++) argv[n++] = o->extra[i];
+  if (o->unique_metadata != NULL) {
+    argv[n++] = "--unique-metadata";
+    argv[n++] = o->unique_metadata;
+  }
   argv[n] = NULL;
   return io_proc_start((char *const *)argv, log);
 }

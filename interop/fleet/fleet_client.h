@@ -1,6 +1,6 @@
 /* One interop client process of a fleet: the argument list every scenario
  * shares (target, service config, pacing, summary file) plus the optional
- * coordinate, backoff, DNS and status-server flags. */
+ * coordinate, backoff, DNS, status-server and unique-key flags. */
 #ifndef APERTURE_INTEROP_FLEET_CLIENT_H
 #define APERTURE_INTEROP_FLEET_CLIENT_H
 
@@ -29,6 +29,7 @@ typedef struct fleet_client_opts {
   const char *dns_min_interval_ms; /* --dns-min-interval-ms, optional */
   int status_server;               /* 1: --status-port 0 */
   const char *const *extra;        /* more arguments (NULL terminated, at most 24); NULL: none */
+  const char *unique_metadata;     /* --unique-metadata KEY:PREFIX, optional */
 } fleet_client_opts;
 
 /* Starts the client with --calls 0 (run until --duration-s) and

@@ -117,6 +117,35 @@ int io_call_options_add_metadata(call_options *o, const char *text) {
   return 0;
 }
 
+int io_call_options_set_unique_metadata(call_options *o, const char *text) {
+  const char *colon = (o != NULL && text != NULL) ? strchr(text, ':') : NULL;
+  if (colon == NULL) {
+    fprintf(stderr, "flag --unique-metadata: want KEY:PREFIX\n");
+    return -1;
+  }
+  size_t klen = (size_t)(colon - text), plen = strlen(colon + 1);
+  if (!legal_key(text, klen) || klen >= sizeof o->unique_key) {
+    fprintf(stderr, "flag --unique-metadata: key '%.*s' is not a lower-case header name (nor grpc-*)\n",
+            (int)klen, text);
+    return -1;
+  }
+  if (plen >= sizeof o->unique_prefix) {
+    fprintf(stderr, "flag --unique-metadata: prefix longer than %zu bytes\n",
+            sizeof o->unique_prefix - 1);
+    return -1;
+  }
+  memcpy(o->unique_key, text, klen);
+  o->unique_key[klen] = '\0';
+  memcpy(o->unique_prefix, colon + 1, plen + 1);
+  return 0;
+}
+
+int io_call_options_unique_value(const call_options *o, long n, char *out, size_t len) {
+  if (o == NULL || o->unique_key[0] == '\0' || out == NULL || len == 0) return 0;
+  snprintf(out, len, "%s%ld", o->unique_prefix, n);
+  return 1;
+}
+
 client_method io_call_options_rpc(const call_options *o, long n) {
   if (o->n_rpcs == 0 || n < 0) return CLIENT_UNARY;
   return o->rpcs[(size_t)n % o->n_rpcs];

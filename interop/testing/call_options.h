@@ -4,6 +4,9 @@
  *   --metadata KEY:VALUE            sent on every call (repeatable; a
  *   --metadata RPC:KEY:VALUE        comma-separated list is accepted too;
  *                                   RPC limits an entry to one method)
+ *   --unique-metadata KEY:PREFIX    KEY on every call with a value never
+ *                                   sent before: PREFIX + the call number
+ *                                   (floods a sticky-affinity table)
  * so request affinity keys and method mixes can be driven from outside. */
 #ifndef APERTURE_INTEROP_CALL_OPTIONS_H
 #define APERTURE_INTEROP_CALL_OPTIONS_H
@@ -31,7 +34,12 @@ typedef struct call_options {
   size_t n_rpcs;
   call_metadata md[CALL_OPTIONS_MAX_METADATA];
   size_t n_md;
+  char unique_key[64];     /* --unique-metadata; "" when not set */
+  char unique_prefix[160];
 } call_options;
+
+/* Longest value --unique-metadata produces: prefix + up to 20 digits. */
+#define CALL_OPTIONS_UNIQUE_VALUE_MAX (160 + 20)
 
 /* Empty options: no metadata, UnaryCall only. */
 void io_call_options_init(call_options *o);
@@ -44,6 +52,16 @@ int io_call_options_set_rpcs(call_options *o, const char *text);
  * entries) and appends it. Keys must be legal lower-case header names, not
  * grpc-*. Returns 0, or -1 with a message naming --metadata on stderr. */
 int io_call_options_add_metadata(call_options *o, const char *text);
+
+/* Parses a --unique-metadata value (KEY:PREFIX; the key as for
+ * --metadata, the prefix up to 159 bytes, may be empty); replaces an
+ * earlier one. Returns 0, or -1 with a message naming the flag on stderr. */
+int io_call_options_set_unique_metadata(call_options *o, const char *text);
+
+/* For call number n: when --unique-metadata is set, writes PREFIX<n> into
+ * out (capacity len, at least CALL_OPTIONS_UNIQUE_VALUE_MAX + 1) and
+ * returns 1; otherwise returns 0. */
+int io_call_options_unique_value(const call_options *o, long n, char *out, size_t len);
 
 /* The method of call number n (the list in turn). */
 client_method io_call_options_rpc(const call_options *o, long n);

@@ -6,7 +6,7 @@
  *          [--calls N] [--rate QPS] [--concurrency K] [--duration-s S]
  *          [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]
  *          [--rpc UnaryCall,EmptyCall] [--metadata [RPC:]KEY:VALUE]...
- *          [--wait-for-ready] [--peer-index I --peer-count N]
+ *          [--unique-metadata KEY:PREFIX] [--wait-for-ready] [--peer-index I --peer-count N]
  *          [--stats-port P] [--summary-file PATH] [--linger-s S]
  *
  * --calls 0 means "until --duration-s". --rate 0 means "as fast as the
@@ -74,7 +74,8 @@ typedef struct call_ctx {
   grpc_call *call;
   int64_t start_ns;
   client_method method;
-  grpc_metadata send_md[1 + CALL_OPTIONS_MAX_METADATA];
+  grpc_metadata send_md[2 + CALL_OPTIONS_MAX_METADATA];
+  grpc_slice unique_value; /* --unique-metadata's value (owned), or empty */
   grpc_metadata_array initial_md;
   grpc_metadata_array trailing_md;
   grpc_byte_buffer *request;
@@ -126,8 +127,17 @@ static grpc_byte_buffer *make_request(client_method m) {
   return io_pb_buf_pack(&r.base);
 }
 
+static void call_ctx_free(call_ctx *c) {
+  grpc_byte_buffer_destroy(c->request);
+  if (c->response) grpc_byte_buffer_destroy(c->response);
+  grpc_metadata_array_destroy(&c->initial_md);
+  grpc_metadata_array_destroy(&c->trailing_md);
+  grpc_slice_unref(c->unique_value);
+  free(c);
+}
+
 static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue *cq,
-                      client_method m, grpc_slice method_path) {
+                      client_method m, grpc_slice method_path, long seq) {
   call_ctx *c = calloc(1, sizeof(*c));
   if (c == NULL) return -1;
   c->start_ns = now_ns();
@@ -150,6 +160,13 @@ static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue 
     md = 1;
   }
   md += io_call_options_metadata(&o->call_opts, m, c->send_md + md, CALL_OPTIONS_MAX_METADATA);
+  char unique[CALL_OPTIONS_UNIQUE_VALUE_MAX + 1];
+  if (io_call_options_unique_value(&o->call_opts, seq, unique, sizeof unique)) {
+    c->unique_value = grpc_slice_from_copied_string(unique);
+    c->send_md[md].key = grpc_slice_from_static_string(o->call_opts.unique_key);
+    c->send_md[md].value = c->unique_value;
+    md++;
+  }
   ops[n].data.send_initial_metadata.count = md;
   ops[n].data.send_initial_metadata.metadata = md > 0 ? c->send_md : NULL;
   if (o->wait_for_ready) ops[n].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY;
@@ -167,10 +184,7 @@ static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue 
   ops[n++].data.recv_status_on_client.status_details = &c->details;
   if (grpc_call_start_batch(c->call, ops, n, c, NULL) != GRPC_CALL_OK) {
     grpc_call_unref(c->call);
-    grpc_byte_buffer_destroy(c->request);
-    grpc_metadata_array_destroy(&c->initial_md);
-    grpc_metadata_array_destroy(&c->trailing_md);
-    free(c);
+    call_ctx_free(c);
     return -1;
   }
   return 0;
@@ -189,12 +203,8 @@ static void finish_call(const options *o, client_stats *stats, call_ctx *c) {
     gpr_free(address);
   }
   grpc_call_unref(c->call);
-  grpc_byte_buffer_destroy(c->request);
-  if (c->response) grpc_byte_buffer_destroy(c->response);
-  grpc_metadata_array_destroy(&c->initial_md);
-  grpc_metadata_array_destroy(&c->trailing_md);
   grpc_slice_unref(c->details);
-  free(c);
+  call_ctx_free(c);
 }
 
 static void usage(void) {
@@ -203,6 +213,7 @@ static void usage(void) {
           "              [--calls N] [--rate QPS] [--concurrency K] [--duration-s S]\n"
           "              [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]\n"
           "              [--rpc UnaryCall,EmptyCall] [--metadata [RPC:]KEY:VALUE]...\n"
+          "              [--unique-metadata KEY:PREFIX]\n"
           "              [--wait-for-ready] [--peer-index I --peer-count N]\n"
           "              [--stats-port P] [--status-port P] [--summary-file PATH]\n"
           "              [--linger-s S] [--max-backoff-ms MS] [--dns-min-interval-ms MS]\n"
@@ -285,6 +296,10 @@ static int parse_options(int argc, char **argv, options *o) {
       if (r < 0 || io_call_options_add_metadata(&o->call_opts, v) != 0) return -1;
       continue;
     }
+    if ((r = io_flag_match(argc, argv, &i, "unique-metadata", &v)) != 0) {
+      if (r < 0 || io_call_options_set_unique_metadata(&o->call_opts, v) != 0) return -1;
+      continue;
+    }
     if (strcmp(argv[i], "--print-policies") == 0) {
       printf("policies: %s\n", io_client_policy_names());
       exit(0);
@@ -348,6 +363,13 @@ static void write_summary(FILE *f, void *arg) {
     ap_json_write_string(f, md->value);
   }
   fputc('}', f);
+  if (s->o->call_opts.unique_key[0] != '\0') {
+    fprintf(f, ",\"unique_metadata\":{");
+    ap_json_write_string(f, s->o->call_opts.unique_key);
+    fputc(':', f);
+    ap_json_write_string(f, s->o->call_opts.unique_prefix);
+    fputc('}', f);
+  }
   fprintf(f, ",\"peer_index\":%ld,\"peer_count\":%ld", s->o->peer_index, s->o->peer_count);
   fprintf(f, ",\"started\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_code\":{", t.started, t.ok,
           t.failed);
@@ -451,7 +473,7 @@ int main(int argc, char **argv) {
     while (more && inflight < o.concurrency && now >= next_send) {
       client_method m = io_call_options_rpc(&o.call_opts, sent);
       io_client_stats_started(stats, m);
-      if (start_call(&o, channels[next_channel], cq, m, method_paths[m]) == 0) inflight++;
+      if (start_call(&o, channels[next_channel], cq, m, method_paths[m], sent) == 0) inflight++;
       else io_client_stats_finished(stats, m, GRPC_STATUS_INTERNAL, NULL, 0);
       next_channel = (next_channel + 1) % o.channels;
       sent++;

@@ -92,6 +92,54 @@ static int validate(const char *const *names, const double *weights, size_t n,
   return AP_OK;
 }
 
+/* Total points with `vnodes` per unit weight, stopping once over the cap
+ * (returns AP_HASH_RING_MAX_POINTS + 1 then). Weights already checked. */
+static size_t total_points(const double *weights, size_t n, uint32_t vnodes) {
+  size_t sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    double w = weights ? weights[i] : 1.0;
+    if (w * (double)vnodes > (double)AP_HASH_RING_MAX_POINTS)
+      return AP_HASH_RING_MAX_POINTS + 1;
+    sum += points_of(w, vnodes);
+    if (sum > AP_HASH_RING_MAX_POINTS) return AP_HASH_RING_MAX_POINTS + 1;
+  }
+  return sum;
+}
+
+int ap_hash_ring_fit_vnodes(const double *weights, size_t n, uint32_t vnodes,
+                            uint32_t *fitted, ap_error *err) {
+  if (fitted == NULL)
+    return ap_error_set(err, AP_EINVAL, "hash ring fit: fitted is NULL");
+  if (n == 0)
+    return ap_error_set(err, AP_EINVAL, "hash ring fit: no members (n == 0)");
+  if (vnodes < 1 || vnodes > AP_HASH_RING_MAX_VNODES)
+    return ap_error_set(err, AP_EINVAL,
+                        "hash ring fit: vnodes_per_weight %u not in [1, %u]",
+                        vnodes, AP_HASH_RING_MAX_VNODES);
+  for (size_t i = 0; weights != NULL && i < n; i++) {
+    if (!isfinite(weights[i]) || !(weights[i] > 0.0))
+      return ap_error_set(err, AP_EINVAL,
+                          "hash ring fit: weight of member %zu is %g; it "
+                          "must be finite and > 0",
+                          i, weights[i]);
+  }
+  if (total_points(weights, n, 1) > AP_HASH_RING_MAX_POINTS)
+    return ap_error_set(err, AP_ERANGE,
+                        "hash ring fit: %zu members need more than %zu "
+                        "points even at 1 point per unit weight",
+                        n, AP_HASH_RING_MAX_POINTS);
+  /* Points grow with vnodes: binary search for the largest that fits. */
+  uint32_t lo = 1, hi = vnodes;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (total_points(weights, n, mid) <= AP_HASH_RING_MAX_POINTS) lo = mid;
+    else hi = mid - 1;
+  }
+  *fitted = lo;
+  ap_error_clear(err);
+  return AP_OK;
+}
+
 /* Distinct names: sort a copy of the pointers and compare neighbours. */
 static int check_distinct(const char *const *names, size_t n, ap_error *err) {
   const char **sorted = malloc(n * sizeof *sorted);

@@ -35,6 +35,16 @@ int ap_hash_ring_create(const char *const *names, const double *weights,
                         size_t n, uint32_t vnodes_per_weight,
                         ap_hash_ring **out, ap_error *err);
 
+/* The vnodes_per_weight to build with so the ring fits the point cap:
+ * `vnodes` itself when n members of `weights` (NULL = all 1) give at most
+ * AP_HASH_RING_MAX_POINTS points with it, else the largest smaller value
+ * that does (fewer points per member, the same shares on average).
+ * AP_ERANGE when even 1 point per unit weight is over the cap; AP_EINVAL
+ * for a NULL `fitted`, n == 0, vnodes out of [1, AP_HASH_RING_MAX_VNODES]
+ * or a weight that is not finite and > 0. Costs O(n log vnodes). */
+int ap_hash_ring_fit_vnodes(const double *weights, size_t n, uint32_t vnodes,
+                            uint32_t *fitted, ap_error *err);
+
 /* Frees a ring (NULL is ignored). */
 void ap_hash_ring_destroy(ap_hash_ring *ring);
 

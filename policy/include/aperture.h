@@ -53,10 +53,12 @@ typedef struct aperture_error {
 /* Registers the "aperture" LB policy with gRPC. Idempotent: a second call
  * returns APERTURE_OK. Returns APERTURE_ESTATE (without aborting) when gRPC
  * has already built its configuration, i.e. a channel or server was created
- * before the call. */
+ * before the call. Safe while other threads create channels: the answer
+ * matches gRPC's configuration whichever comes first. */
 APERTURE_API int aperture_register(aperture_error *err);
 
-/* Reports whether the policy is registered in this process (1) or not (0). */
+/* Reports whether the policy is in gRPC's configuration (1) or not (0);
+ * before gRPC builds it, whether it will be. */
 APERTURE_API int aperture_is_registered(void);
 
 /* Channel args (integers) giving one channel its own coordinate, e.g. a

@@ -120,6 +120,43 @@ void AffinityState::Configure(const AffinitySettings& settings) {
       table, settings.max_sessions, settings.session_idle_ms);
 }
 
+// The ring over these members. When the members' weights x hashVnodes
+// would exceed the point cap (members the config gives no weight count 1
+// each, so a large aperture can get there at run time), it is built with
+// the largest vnodes per weight that fits, and that is logged once per
+// member set. A ring the core still refuses is cached empty, logged once.
+grpc_core::RefCountedPtr<SharedHashRing> AffinityState::BuildRing(
+    std::vector<std::string> names, std::vector<double> weights,
+    uint32_t vnodes) {
+  std::vector<const char*> pointers;
+  for (const std::string& n : names) pointers.push_back(n.c_str());
+  ap_hash_ring* ring = nullptr;
+  ap_error err;
+  uint32_t fitted = 0;
+  int rc = ap_hash_ring_fit_vnodes(weights.data(), weights.size(), vnodes,
+                                   &fitted, &err);
+  if (rc == AP_OK && fitted < vnodes) {
+    gpr_log(GPR_INFO,
+            "aperture: hashVnodes %u would put more than %zu points on the "
+            "hash ring of these %zu members; using %u points per unit weight",
+            vnodes, static_cast<size_t>(AP_HASH_RING_MAX_POINTS), names.size(),
+            fitted);
+  }
+  if (rc == AP_OK) {
+    rc = ap_hash_ring_create(pointers.data(), weights.data(), pointers.size(),
+                             fitted, &ring, &err);
+  }
+  if (rc != AP_OK) {
+    gpr_log(GPR_ERROR,
+            "aperture: hash affinity off for these %zu members (calls are "
+            "balanced as usual) until they change: %s",
+            names.size(), err.message);
+    ring = nullptr;
+  }
+  return grpc_core::MakeRefCounted<SharedHashRing>(ring, std::move(names),
+                                                   std::move(weights), vnodes);
+}
+
 std::unique_ptr<AffinityRouter> AffinityState::MakeRouter(
     const std::vector<AffinityMember>& members) {
   if (settings_.mode == AP_AFFINITY_NONE || members.empty()) return nullptr;
@@ -154,22 +191,12 @@ std::unique_ptr<AffinityRouter> AffinityState::MakeRouter(
   }
   if (ring_ == nullptr ||
       !ring_->BuiltFrom(names, weights, settings_.hash_vnodes)) {
-    std::vector<const char*> pointers;
-    for (const std::string& n : names) pointers.push_back(n.c_str());
-    ap_hash_ring* ring = nullptr;
-    ap_error err;
-    if (ap_hash_ring_create(pointers.data(), weights.data(), pointers.size(),
-                            settings_.hash_vnodes, &ring, &err) != AP_OK) {
-      gpr_log(GPR_ERROR,
-              "aperture: hash affinity off for this update (calls are "
-              "balanced as usual): %s",
-              err.message);
-      ring_.reset();
-      return nullptr;
-    }
-    ring_ = grpc_core::MakeRefCounted<SharedHashRing>(
-        ring, std::move(names), std::move(weights), settings_.hash_vnodes);
+    ring_ = BuildRing(std::move(names), std::move(weights),
+                      settings_.hash_vnodes);
   }
+  // A refused ring stays cached (and was logged once) until the members
+  // change: the calls are balanced as usual meanwhile.
+  if (ring_->ring() == nullptr) return nullptr;
   router->ring_ = ring_;
   for (const AffinityMember& m : members) {
     router->usable_.push_back(m.slot >= 0 ? 1 : 0);

@@ -56,7 +56,8 @@ class SessionStore : public grpc_core::RefCounted<SessionStore> {
 };
 
 // An immutable consistent-hash ring over a member list, shared by the
-// pickers built while the members stay the same.
+// pickers built while the members stay the same. ring() is null when the
+// core refused these members (hash affinity off until they change).
 class SharedHashRing : public grpc_core::RefCounted<SharedHashRing> {
  public:
   SharedHashRing(ap_hash_ring* ring, std::vector<std::string> names,
@@ -66,7 +67,7 @@ class SharedHashRing : public grpc_core::RefCounted<SharedHashRing> {
         weights_(std::move(weights)),
         vnodes_(vnodes) {}
   ~SharedHashRing() override { ap_hash_ring_destroy(ring_); }
-  const ap_hash_ring* ring() const { return ring_; }
+  const ap_hash_ring* ring() const { return ring_; }  // may be null
   // True when the ring was built from exactly these inputs.
   bool BuiltFrom(const std::vector<std::string>& names,
                  const std::vector<double>& weights, uint32_t vnodes) const {
@@ -74,7 +75,7 @@ class SharedHashRing : public grpc_core::RefCounted<SharedHashRing> {
   }
 
  private:
-  ap_hash_ring* const ring_;  // owned
+  ap_hash_ring* const ring_;  // owned; null: refused
   const std::vector<std::string> names_;
   const std::vector<double> weights_;
   const uint32_t vnodes_;
@@ -138,6 +139,10 @@ class AffinityState {
   }
 
  private:
+  static grpc_core::RefCountedPtr<SharedHashRing> BuildRing(
+      std::vector<std::string> names, std::vector<double> weights,
+      uint32_t vnodes);
+
   AffinitySettings settings_ = DefaultAffinitySettings();
   grpc_core::RefCountedPtr<SessionStore> sessions_;
   grpc_core::RefCountedPtr<SharedHashRing> ring_;  // cache for hash mode

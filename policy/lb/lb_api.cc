@@ -36,7 +36,10 @@ bool AutoRegisterDisabled() {
 }
 
 // Runs when the library is loaded (also through LD_PRELOAD), before main().
+// The build hook goes in even when automatic registration is off, so that a
+// later aperture_register() never has to touch gRPC's registration.
 __attribute__((constructor)) void AutoRegister() {
+  aperture_lb::InstallBuildHook();
   if (AutoRegisterDisabled()) return;
   ap_error err;
   if (aperture_lb::RegisterOnce(&err) != AP_OK) {

@@ -272,6 +272,40 @@ TEST(HashAffinity, WeightsOneTwoOneGiveQuarterHalfQuarter) {
   }
 }
 
+// Members the config gives no weight count 1 each at run time, so the
+// parse-time check cannot see every ring: here weight 244 x 65536 fits, but
+// with the two unweighted members the ring would need 16,121,856 points,
+// over the cap of 16,000,000. The ring is built with fewer points per unit
+// weight (as the core's fit says) and keys keep their owners, instead of
+// hash affinity switching off.
+TEST(HashAffinity, UnweightedMembersOverThePointCapKeepHashAffinity) {
+  auto backends = StartBackends(3);
+  auto all = Addresses(backends);
+  const uint32_t vnodes = AP_HASH_RING_MAX_VNODES;
+  TestChannel channel("hash-over-cap", HashConfig({all[0]}, {244}, vnodes));
+  channel.SetAddresses(all);
+  ASSERT_TRUE(WaitReady(channel, all));
+  const std::vector<double> weights = {244, 1, 1};
+  uint32_t fitted = 0;
+  ASSERT_EQ(ap_hash_ring_fit_vnodes(weights.data(), 3, vnodes, &fitted,
+                                    nullptr),
+            AP_OK);
+  ASSERT_LT(fitted, vnodes);
+  // Building 16 million points takes seconds: calls wait for that picker.
+  ASSERT_FALSE(CallUntilServed(channel, "warm-up").empty());
+  const auto keys = Keys(300);
+  auto served = ServedOwners(channel, keys);
+  auto expected = ExpectedOwners(all, weights, fitted, keys);
+  ASSERT_EQ(expected.size(), keys.size());
+  int mismatches = 0, failed = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    failed += served[i].empty();
+    mismatches += served[i] != expected[i];
+  }
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(mismatches, 0);
+}
+
 TEST(HashAffinity, AddingAMemberMovesAboutOneNthOfTheKeys) {
   auto backends = StartBackends(5);
   auto all = Addresses(backends);

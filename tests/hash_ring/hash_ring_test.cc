@@ -306,6 +306,88 @@ TEST(HashRing, RejectsBadInput) {
   EXPECT_EQ(create(names, big, 3, AP_HASH_RING_MAX_VNODES), AP_ERANGE);
 }
 
+// Total points as the ring counts them: max(1, round(w * v)) per member.
+size_t PointsAt(const std::vector<double>& w, uint32_t v) {
+  size_t sum = 0;
+  for (double x : w) sum += std::max(1.0, std::floor(x * v + 0.5));
+  return sum;
+}
+
+TEST(HashRing, FitVnodesKeepsWhatFitsAndShrinksWhatDoesNot) {
+  uint32_t fitted = 0;
+  ap_error err;
+  // Fits: unchanged.
+  std::vector<double> three(3, 1.0);
+  ASSERT_EQ(ap_hash_ring_fit_vnodes(three.data(), 3, 1000, &fitted, &err),
+            AP_OK);
+  EXPECT_EQ(fitted, 1000u);
+  // 300 unweighted members x 65536 = 19,660,800 points: the largest vnodes
+  // with 300 v <= 16,000,000 is 53,333.
+  ASSERT_EQ(ap_hash_ring_fit_vnodes(nullptr, 300, AP_HASH_RING_MAX_VNODES,
+                                    &fitted, &err),
+            AP_OK)
+      << err.message;
+  EXPECT_EQ(fitted, 53333u);
+  // One member of weight 244 (fits alone) and two of weight 1: 246 x 65536
+  // is over the cap; the answer is the largest v that fits, with rounding.
+  std::vector<double> mixed = {244.0, 1.0, 1.0};
+  ASSERT_EQ(ap_hash_ring_fit_vnodes(mixed.data(), 3, AP_HASH_RING_MAX_VNODES,
+                                    &fitted, &err),
+            AP_OK);
+  EXPECT_LE(PointsAt(mixed, fitted), AP_HASH_RING_MAX_POINTS);
+  EXPECT_GT(PointsAt(mixed, fitted + 1), AP_HASH_RING_MAX_POINTS);
+  EXPECT_EQ(fitted, 65040u);
+  // Fractional weights: rounding per member is accounted for.
+  std::vector<double> fractions = {0.5, 1.5, 2.25, 0.0001};
+  ASSERT_EQ(ap_hash_ring_fit_vnodes(fractions.data(), 4, 65536, &fitted,
+                                    &err),
+            AP_OK);
+  EXPECT_EQ(fitted, 65536u);
+  // The fitted value builds.
+  const char* names[] = {"a", "b", "c"};
+  ap_hash_ring* ring = nullptr;
+  ASSERT_EQ(ap_hash_ring_fit_vnodes(mixed.data(), 3, 65536, &fitted, &err),
+            AP_OK);
+  ASSERT_EQ(ap_hash_ring_create(names, mixed.data(), 3, fitted, &ring, &err),
+            AP_OK)
+      << err.message;
+  EXPECT_EQ(ap_hash_ring_points(ring), PointsAt(mixed, fitted));
+  ap_hash_ring_destroy(ring);
+}
+
+TEST(HashRing, FitVnodesRejectsBadInputAndTheHopeless) {
+  uint32_t fitted = 7;
+  ap_error err;
+  std::vector<double> ones(3, 1.0);
+  EXPECT_EQ(ap_hash_ring_fit_vnodes(ones.data(), 3, 10, nullptr, &err),
+            AP_EINVAL);
+  EXPECT_EQ(ap_hash_ring_fit_vnodes(ones.data(), 0, 10, &fitted, &err),
+            AP_EINVAL);
+  EXPECT_EQ(ap_hash_ring_fit_vnodes(ones.data(), 3, 0, &fitted, &err),
+            AP_EINVAL);
+  EXPECT_EQ(ap_hash_ring_fit_vnodes(ones.data(), 3,
+                                    AP_HASH_RING_MAX_VNODES + 1, &fitted,
+                                    &err),
+            AP_EINVAL);
+  for (double bad : {0.0, -1.0, std::nan(""), double(INFINITY)}) {
+    std::vector<double> w = {1.0, bad};
+    EXPECT_EQ(ap_hash_ring_fit_vnodes(w.data(), 2, 10, &fitted, &err),
+              AP_EINVAL)
+        << bad;
+    EXPECT_NE(std::string(err.message).find("member 1"), std::string::npos);
+  }
+  // Over the cap even at one point per unit weight.
+  std::vector<double> heavy = {1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6,
+                               1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1.0};
+  EXPECT_EQ(ap_hash_ring_fit_vnodes(heavy.data(), heavy.size(), 100, &fitted,
+                                    &err),
+            AP_ERANGE);
+  EXPECT_NE(std::string(err.message).find("even at 1 point"),
+            std::string::npos)
+      << err.message;
+  EXPECT_EQ(fitted, 7u);  // untouched on error
+}
+
 TEST(HashRing, LookupEdgeCases) {
   EXPECT_EQ(ap_hash_ring_lookup(nullptr, 42), 0u);
   EXPECT_EQ(ap_hash_ring_members(nullptr), 0u);

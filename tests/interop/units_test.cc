@@ -9,6 +9,7 @@
 #include "interop/common/json_read.h"
 #include "interop/common/json_write.h"
 #include "interop/common/latency_hist.h"
+#include "interop/testing/call_options.h"
 #include "interop/testing/channelz_json.h"
 #include "interop/testing/rpc_behavior.h"
 
@@ -226,6 +227,38 @@ TEST(JsonRead, RejectsMalformedInputWithAMessage) {
   EXPECT_EQ(nullptr, io_json_parse(nullptr, err, sizeof(err)));
   std::string deep(100, '[');
   EXPECT_EQ(nullptr, io_json_parse(deep.c_str(), err, sizeof(err)));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CallOptions, UniqueMetadataGivesEveryCallANewValue) {
+  call_options o;
+  io_call_options_init(&o);
+  char value[CALL_OPTIONS_UNIQUE_VALUE_MAX + 1];
+  EXPECT_EQ(0, io_call_options_unique_value(&o, 7, value, sizeof value));  // not set
+  ASSERT_EQ(0, io_call_options_set_unique_metadata(&o, "x-session-key:c1-"));
+  EXPECT_STREQ("x-session-key", o.unique_key);
+  ASSERT_EQ(1, io_call_options_unique_value(&o, 0, value, sizeof value));
+  EXPECT_STREQ("c1-0", value);
+  ASSERT_EQ(1, io_call_options_unique_value(&o, 123456789, value, sizeof value));
+  EXPECT_STREQ("c1-123456789", value);
+  ASSERT_EQ(0, io_call_options_set_unique_metadata(&o, "k:"));  // empty prefix
+  ASSERT_EQ(1, io_call_options_unique_value(&o, 5, value, sizeof value));
+  EXPECT_STREQ("5", value);
+}
+
+TEST(CallOptions, UniqueMetadataRejectsBadKeysAndLongPrefixes) {
+  call_options o;
+  io_call_options_init(&o);
+  EXPECT_EQ(-1, io_call_options_set_unique_metadata(&o, "no-colon"));
+  EXPECT_EQ(-1, io_call_options_set_unique_metadata(&o, "Upper:x"));
+  EXPECT_EQ(-1, io_call_options_set_unique_metadata(&o, "grpc-x:x"));
+  EXPECT_EQ(-1, io_call_options_set_unique_metadata(&o, ":x"));
+  EXPECT_EQ(-1, io_call_options_set_unique_metadata(&o, nullptr));
+  EXPECT_EQ(-1, io_call_options_set_unique_metadata(&o, ("k:" + std::string(160, 'p')).c_str()));
+  EXPECT_EQ('\0', o.unique_key[0]);  // nothing taken from a bad value
 }
 
 }  // namespace
