@@ -14,19 +14,24 @@ const char *io_sessions_mode_name(int mode) {
 void io_sessions_free(io_sessions *s) {
   if (s == NULL) return;
   free(s->idx);
+  free(s->share);
   free(s->start);
   memset(s, 0, sizeof *s);
 }
 
-static void sort_small(uint32_t *a, size_t n) {
+/* Sorts one client's sessions by ring index, their shares alongside. */
+static void sort_small(uint32_t *a, double *share, size_t n) {
   for (size_t i = 1; i < n; i++) {
     uint32_t x = a[i];
+    double w = share[i];
     size_t j = i;
     while (j > 0 && a[j - 1] > x) {
       a[j] = a[j - 1];
+      share[j] = share[j - 1];
       j--;
     }
     a[j] = x;
+    share[j] = w;
   }
 }
 
@@ -34,15 +39,44 @@ int io_sessions_compute(int mode, uint32_t n, uint32_t clients,
                         uint32_t min_aperture, io_sessions_seed_fn seed,
                         const void *seed_ctx, io_sessions *out,
                         ap_error *err) {
+  return io_sessions_compute_extra(mode, n, clients, 0, min_aperture, seed,
+                                   seed_ctx, out, err);
+}
+
+/* Grows both session arrays to hold at least `need`. */
+static int grow(io_sessions *s, size_t *cap, size_t need) {
+  if (need <= *cap) return 0;
+  size_t ncap = *cap;
+  while (ncap < need) ncap *= 2;
+  uint32_t *idx = realloc(s->idx, ncap * sizeof *idx);
+  if (idx != NULL) s->idx = idx;
+  double *share = realloc(s->share, ncap * sizeof *share);
+  if (share != NULL) s->share = share;
+  if (idx == NULL || share == NULL) return -1;
+  *cap = ncap;
+  return 0;
+}
+
+int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
+                              uint32_t extra, uint32_t min_aperture,
+                              io_sessions_seed_fn seed, const void *seed_ctx,
+                              io_sessions *out, ap_error *err) {
   if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
   memset(out, 0, sizeof *out);
   if (n == 0) return ap_error_set(err, AP_ERANGE, "n (servers) must be >= 1");
+  if (peer_count == 0 && extra > 0)
+    return ap_error_set(err, AP_ERANGE, "peer_count must be >= 1 with extra clients");
+  if (extra > UINT32_MAX - peer_count)
+    return ap_error_set(err, AP_ERANGE, "peer_count + extra overflows");
+  const uint32_t clients = peer_count + extra;
   out->ring_size = n;
   out->clients = clients;
+  out->peer_count = peer_count;
   size_t cap = (size_t)clients * 16 + 16;
   out->idx = malloc(cap * sizeof *out->idx);
+  out->share = malloc(cap * sizeof *out->share);
   out->start = malloc(((size_t)clients + 1) * sizeof *out->start);
-  if (out->idx == NULL || out->start == NULL) {
+  if (out->idx == NULL || out->share == NULL || out->start == NULL) {
     io_sessions_free(out);
     return ap_error_set(err, AP_ENOMEM, "out of memory");
   }
@@ -56,30 +90,30 @@ int io_sessions_compute(int mode, uint32_t n, uint32_t clients,
     size_t members = a_count;
     if (mode != IO_HASH_MOD) {
       ap_subset_params p;
-      rc = ap_subset_params_for_client((ap_mode)mode, c, clients,
+      rc = ap_subset_params_for_client((ap_mode)mode, c % peer_count, peer_count,
                                        min_aperture, seed ? seed(c, seed_ctx) : 0,
-                                       &p,
-                                       err);
+                                       &p, err);
       if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
       if (rc != AP_OK) break;
       members = ap_aperture_count(a);
     }
-    if (total + members > cap) {
-      while (total + members > cap) cap *= 2;
-      uint32_t *grown = realloc(out->idx, cap * sizeof *grown);
-      if (grown == NULL) {
-        ap_aperture_destroy(a);
-        rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-        break;
-      }
-      out->idx = grown;
+    if (grow(out, &cap, total + members) != 0) {
+      ap_aperture_destroy(a);
+      rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+      break;
     }
     out->start[c] = total;
     uint64_t first = ap_mix64(c) % n;
+    double weights = 0;
     for (size_t k = 0; k < members; k++)
+      weights += a ? ap_aperture_member(a, k)->pick_weight : 1.0;
+    for (size_t k = 0; k < members; k++) {
       out->idx[total + k] = a ? ap_aperture_member(a, k)->index
                               : (uint32_t)((first + k) % n);
-    sort_small(out->idx + total, members);
+      double w = a ? ap_aperture_member(a, k)->pick_weight : 1.0;
+      out->share[total + k] = weights > 0 ? w / weights : 0;
+    }
+    sort_small(out->idx + total, out->share + total, members);
     total += members;
     ap_aperture_destroy(a);
   }

@@ -9,9 +9,9 @@
  * of n+1 whose index p is the new identity n. The core's apertures depend
  * only on the ring and the client's parameters, so one set of apertures per
  * ring size serves every removal/insertion position by relabelling.
- * One model for the simulator's churn verb and the fleet's prediction
- * (fleet/churn_model.h maps the fleet's addresses onto it). Pure C on the
- * core, no gRPC.
+ * One model for the simulator's churn and peers verbs and the fleet's
+ * prediction (fleet/churn_model.h maps the fleet's addresses onto it).
+ * Pure C on the core, no gRPC.
  */
 #ifndef APERTURE_INTEROP_COMMON_SESSIONS_H
 #define APERTURE_INTEROP_COMMON_SESSIONS_H
@@ -32,10 +32,13 @@ extern "C" {
 
 typedef struct io_sessions {
   uint32_t ring_size;
-  uint32_t clients;
-  size_t total;   /* number of sessions */
-  uint32_t *idx;  /* ring indices, sorted within each client */
-  size_t *start;  /* clients + 1 offsets into idx */
+  uint32_t clients;    /* clients computed (peer_count + extra) */
+  uint32_t peer_count; /* the peer count every client sees */
+  size_t total;        /* number of sessions */
+  uint32_t *idx;       /* ring indices, sorted within each client */
+  double *share;       /* each session's request share: its member's pick
+                          weight over its client's total (1/A in hash-mod) */
+  size_t *start;       /* clients + 1 offsets into idx and share */
 } io_sessions;
 
 /* Random-mode seed of client c; ctx is the caller's. */
@@ -50,6 +53,16 @@ int io_sessions_compute(int mode, uint32_t n, uint32_t clients,
                         uint32_t min_aperture, io_sessions_seed_fn seed,
                         const void *seed_ctx, io_sessions *out,
                         ap_error *err);
+
+/* The same for a fleet of `peer_count` clients plus `extra` more that see
+ * the same peer count: client c takes peer index c % peer_count and seed
+ * seed(c, ctx). In random mode, where a client's aperture follows its seed
+ * alone, client peer_count of a fleet of C is the one that would join it
+ * (the simulator's peers verb). io_sessions_compute is extra = 0. */
+int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
+                              uint32_t extra, uint32_t min_aperture,
+                              io_sessions_seed_fn seed, const void *seed_ctx,
+                              io_sessions *out, ap_error *err);
 
 void io_sessions_free(io_sessions *s);
 

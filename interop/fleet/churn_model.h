@@ -45,7 +45,10 @@ int io_churn_model_members(const churn_model_fleet *fleet,
                         uint32_t client, uint8_t *member, ap_error *err);
 
 /* Sessions per address over all clients: sessions[i] = how many clients
- * hold addresses[i] (n entries); *total (when not NULL) their sum. */
+ * hold addresses[i] (n entries); *total (when not NULL) their sum. The
+ * fleet's rows print only differences (io_churn_model_diff); this per-address
+ * view is how the model is checked against the simulator's session model
+ * address by address (tests/interop/churn_model_test.cc). */
 int io_churn_model_sessions(const churn_model_fleet *fleet,
                          const char *const *addresses, size_t n,
                          long *sessions, long *total, ap_error *err);

@@ -28,7 +28,6 @@
 #include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_server.h"
-#include "interop/common/json_read.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
 
@@ -186,17 +185,9 @@ static size_t address_list(const point_fleet *pf, int with_removed, const char *
  * exactly the answer's addresses, no widened member, and every member
  * READY. */
 static int client_ring(const point_fleet *pf, grpc_channel *ch, int with_removed, long *held) {
-  Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
   unary_result r;
-  if (io_unary_call(ch, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
-                 &aperture__v1__get_ring_state_response__descriptor, NULL, NULL, 3000, &r) != 0) {
-    return 0;
-  }
-  int ok = r.code == GRPC_STATUS_OK && r.response != NULL;
-  const Aperture__V1__GetRingStateResponse *resp =
-      ok ? (const Aperture__V1__GetRingStateResponse *)r.response : NULL;
-  ok = ok && resp->n_rings == 1;
-  const Aperture__V1__RingState *ring = ok ? resp->rings[0] : NULL;
+  const Aperture__V1__RingState *ring = io_fleet_client_ring_state(ch, &r);
+  int ok = ring != NULL;
   uint32_t expected = (uint32_t)pf->pt.servers - (with_removed ? 0 : 1);
   ok = ok && !ring->truncated && ring->endpoint_count == expected && ring->widened == 0 &&
        ring->n_endpoints == expected;
@@ -235,11 +226,7 @@ static int settle(const point_fleet *pf, const churn_mode *m, const mode_clients
         for (int i = 0; i < pf->pt.servers; i++) held[i] += (i != REMOVED || with_removed);
       }
     }
-    for (int i = 0; ok && i < pf->pt.servers; i++) {
-      long opened, current = 0;
-      if (pf->servers[i].p && io_fleet_server_counts(pf->servers[i].stats, &opened, &current) != 0) ok = 0;
-      if (current != held[i]) ok = 0;
-    }
+    ok = ok && io_fleet_servers_hold(pf->servers, pf->pt.servers, held);
     good = ok ? good + 1 : 0;
     if (good >= 2) return 1;
     sleep_ms(POLL_MS);
@@ -321,15 +308,10 @@ static void stop_clients(mode_clients *mc, fleet_churn_row *row) {
     mc->p[c] = NULL;
   }
   for (int c = 0; c < mc->n; c++) {
-    json_value *v = io_json_parse_file(mc->summary[c], NULL, 0);
-    if (v == NULL) {
+    if (io_fleet_client_read_summary(mc->summary[c], &row->ok, &row->failed) != 0) {
       if (row->error[0] == '\0') snprintf(row->error, sizeof(row->error), "client %d wrote no summary", c);
       row->complete = 0;
-      continue;
     }
-    row->ok += (long)io_json_get_number(v, "ok", 0);
-    row->failed += (long)io_json_get_number(v, "failed", 0);
-    io_json_free(v);
   }
 }
 
@@ -345,9 +327,7 @@ static void snapshot(const point_fleet *pf, counts *out) {
 
 /* Connections opened + closed on server i between two snapshots. */
 static long moved(const counts *a, const counts *b, int i) {
-  long opened = b->opened[i] - a->opened[i];
-  long closed = a->current[i] + opened - b->current[i];
-  return opened + (closed > 0 ? closed : 0);
+  return io_fleet_server_moved(a->opened[i], a->current[i], b->opened[i], b->current[i]);
 }
 
 static long total_current(const point_fleet *pf, const counts *c) {

@@ -2,7 +2,9 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "interop/common/json_read.h"
 #include "interop/common/unary_call.h"
 
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
@@ -72,4 +74,29 @@ grpc_channel *io_fleet_client_status_channel(proc *p, const char **why) {
   grpc_channel *ch = io_unary_channel_create(status_target, NULL);
   if (ch == NULL && why) *why = "no channel to its status server";
   return ch;
+}
+
+const Aperture__V1__RingState *io_fleet_client_ring_state(grpc_channel *status, unary_result *r) {
+  if (r == NULL) return NULL;
+  memset(r, 0, sizeof(*r));
+  if (status == NULL) return NULL;
+  Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
+  if (io_unary_call(status, "/aperture.v1.ApertureStatus/GetRingState", &req.base,
+                    &aperture__v1__get_ring_state_response__descriptor, NULL, NULL, 3000, r) != 0 ||
+      r->code != GRPC_STATUS_OK || r->response == NULL) {
+    return NULL;
+  }
+  const Aperture__V1__GetRingStateResponse *resp =
+      (const Aperture__V1__GetRingStateResponse *)r->response;
+  return resp->n_rings == 1 ? resp->rings[0] : NULL;
+}
+
+int io_fleet_client_read_summary(const char *summary_file, long *ok, long *failed) {
+  if (summary_file == NULL || ok == NULL || failed == NULL) return -1;
+  json_value *v = io_json_parse_file(summary_file, NULL, 0);
+  if (v == NULL) return -1;
+  *ok += (long)io_json_get_number(v, "ok", 0);
+  *failed += (long)io_json_get_number(v, "failed", 0);
+  io_json_free(v);
+  return 0;
 }

@@ -6,7 +6,9 @@
 
 #include <grpc/grpc.h>
 
+#include "aperture/v1/status.pb-c.h"
 #include "interop/common/proc.h"
+#include "interop/common/unary_call.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +45,20 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
  * what went wrong: "printed no status address" or "no channel to its status
  * server". */
 grpc_channel *io_fleet_client_status_channel(proc *p, const char **why);
+
+/* Asks a client's status server (`status`, from
+ * io_fleet_client_status_channel) for its ring state, waiting up to 3 s.
+ * Returns the client's one ring, or NULL when an argument is NULL, the call
+ * failed or did not end OK, or the client reports other than exactly one
+ * ring. The ring lives in *r: release it with io_unary_result_free(r)
+ * whatever this returns. */
+const Aperture__V1__RingState *io_fleet_client_ring_state(grpc_channel *status, unary_result *r);
+
+/* Reads a stopped client's summary file and adds its "ok" and "failed"
+ * call counts to *ok and *failed. 0 on success; -1 (counts untouched) when
+ * an argument is NULL or the file is missing or not JSON, i.e. the client
+ * wrote no summary. */
+int io_fleet_client_read_summary(const char *summary_file, long *ok, long *failed);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,6 @@
 #include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_server.h"
-#include "interop/common/json_read.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
 #include "policy/core/ap_order.h"
@@ -135,34 +134,20 @@ static void stop_client(peers_fleet *pf, int k, fleet_peers_row *row) {
   if (pf->p[k] == NULL) return;
   io_proc_stop(pf->p[k], 10000);
   pf->p[k] = NULL;
-  json_value *v = io_json_parse_file(pf->summary[k], NULL, 0);
-  if (v == NULL) {
+  if (io_fleet_client_read_summary(pf->summary[k], &row->ok, &row->failed) != 0) {
     if (row->error[0] == '\0') snprintf(row->error, sizeof(row->error), "client %d wrote no summary", k);
     row->complete = 0;
-    return;
   }
-  row->ok += (long)io_json_get_number(v, "ok", 0);
-  row->failed += (long)io_json_get_number(v, "failed", 0);
-  io_json_free(v);
 }
 
 /* Reads client k's ring: 1 when it shows `count` peers from the peer
  * target; fingerprint copied to fp[17]. With `full`, also 1 only when no
  * member is widened and every member is READY; held[] gets its members. */
 static int client_ring(peers_fleet *pf, int k, uint32_t count, int full, long *held, char *fp) {
-  Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
   unary_result r;
   fp[0] = '\0';
-  if (io_unary_call(pf->status[k], "/aperture.v1.ApertureStatus/GetRingState", &req.base,
-                 &aperture__v1__get_ring_state_response__descriptor, NULL, NULL, 3000, &r) != 0) {
-    return 0;
-  }
-  int ok = r.code == GRPC_STATUS_OK && r.response != NULL;
-  const Aperture__V1__GetRingStateResponse *resp =
-      ok ? (const Aperture__V1__GetRingStateResponse *)r.response : NULL;
-  ok = ok && resp->n_rings == 1;
-  const Aperture__V1__RingState *ring = ok ? resp->rings[0] : NULL;
-  ok = ok && ring->peer_count == count &&
+  const Aperture__V1__RingState *ring = io_fleet_client_ring_state(pf->status[k], &r);
+  int ok = ring != NULL && ring->peer_count == count &&
        ring->coordinate_source == APERTURE__V1__COORDINATE_SOURCE__COORDINATE_SOURCE_PEER_TARGET;
   if (ok) snprintf(fp, 17, "%s", ring->peer_fingerprint);
   if (ok && full) {
@@ -224,10 +209,7 @@ static int settle(peers_fleet *pf) {
     char fp[17];
     for (int k = 0; k < MAX_C; k++)
       if (pf->active[k]) ok = client_ring(pf, k, count, 1, held, fp) && ok;
-    for (int i = 0; ok && i < pf->n; i++) {
-      long opened, current = 0;
-      if (io_fleet_server_counts(pf->servers[i].stats, &opened, &current) != 0 || current != held[i]) ok = 0;
-    }
+    ok = ok && io_fleet_servers_hold(pf->servers, pf->n, held);
     good = ok ? good + 1 : 0;
     if (good >= 2) return 1;
     sleep_ms(POLL_MS);
@@ -246,11 +228,8 @@ static void snapshot(const peers_fleet *pf, counts *out) {
 
 static long moved_total(const peers_fleet *pf, const counts *a, const counts *b) {
   long sum = 0;
-  for (int i = 0; i < pf->n; i++) {
-    long opened = b->opened[i] - a->opened[i];
-    long closed = a->current[i] + opened - b->current[i];
-    sum += opened + (closed > 0 ? closed : 0);
-  }
+  for (int i = 0; i < pf->n; i++)
+    sum += io_fleet_server_moved(a->opened[i], a->current[i], b->opened[i], b->current[i]);
   return sum;
 }
 

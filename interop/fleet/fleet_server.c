@@ -57,3 +57,19 @@ int io_fleet_server_counts(const char *stats_path, long *opened, long *current) 
   io_json_free(v);
   return ok ? 0 : -1;
 }
+
+long io_fleet_server_moved(long opened_a, long current_a, long opened_b, long current_b) {
+  long opened = opened_b - opened_a;
+  long closed = current_a + opened - current_b;
+  return opened + (closed > 0 ? closed : 0);
+}
+
+int io_fleet_servers_hold(const fleet_server *servers, int n, const long *held) {
+  if (servers == NULL || held == NULL) return 0;
+  for (int i = 0; i < n; i++) {
+    long opened, current = 0;
+    if (servers[i].p && io_fleet_server_counts(servers[i].stats, &opened, &current) != 0) return 0;
+    if (current != held[i]) return 0;
+  }
+  return 1;
+}

@@ -39,6 +39,16 @@ int io_fleet_server_await(fleet_server *s);
  * both set to 0 when the file is missing or unreadable. */
 int io_fleet_server_counts(const char *stats_path, long *opened, long *current);
 
+/* Connections a server opened or closed between two readings of
+ * io_fleet_server_counts, a (earlier) then b: the new ones plus the closed
+ * ones (open at a, plus new, minus open at b; never below 0). */
+long io_fleet_server_moved(long opened_a, long current_a, long opened_b, long current_b);
+
+/* 1 when each server i of servers[0..n) has exactly held[i] connections
+ * open (a stopped one, p == NULL, counts as none); 0 otherwise, when a
+ * running server's stats file is unreadable, or on NULL arguments. */
+int io_fleet_servers_hold(const fleet_server *servers, int n, const long *held);
+
 #ifdef __cplusplus
 }
 #endif

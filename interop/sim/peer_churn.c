@@ -5,98 +5,52 @@
 #include <string.h>
 
 #include "interop/sim/sim_model.h"
-#include "policy/core/ap_ring.h"
 
 static uint32_t slot_of(const peer_fleet *f, uint32_t identity, uint32_t index) {
   return f->mode == AP_MODE_RANDOM ? identity : index;
 }
 
+static uint64_t client_seed(uint32_t identity, const void *ctx) {
+  (void)ctx;
+  return io_sim_client_seed(0, identity);
+}
+
 int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
                        uint32_t min_aperture, peer_fleet *out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
   memset(out, 0, sizeof *out);
   if (n == 0 || count == 0)
     return ap_error_set(err, AP_ERANGE, "servers and clients must be >= 1");
   out->mode = mode;
-  out->servers = n;
   out->count = count;
-  out->slots = mode == AP_MODE_RANDOM ? count + 1 : count;
-  double *weights = malloc(n * sizeof *weights);
-  out->start = calloc(out->slots + 1, sizeof *out->start);
-  if (weights == NULL || out->start == NULL) {
-    free(weights);
-    io_peer_fleet_free(out);
-    return ap_error_set(err, AP_ENOMEM, "out of memory");
-  }
-  for (uint32_t i = 0; i < n; i++) weights[i] = 1.0;
-  ap_ring *ring = NULL;
-  int rc = ap_ring_create(weights, n, &ring, err);
-  free(weights);
-  size_t cap = 0;
-  for (uint32_t s = 0; rc == AP_OK && s < out->slots; s++) {
-    ap_subset_params p;
-    ap_subset_params_init(&p);
-    p.mode = mode;
-    p.peer_index = mode == AP_MODE_RANDOM ? s % count : s;
-    p.peer_count = count;
-    p.min_aperture = min_aperture;
-    p.random_seed = io_sim_client_seed(0, s);
-    ap_aperture *a = NULL;
-    rc = ap_aperture_compute(ring, &p, &a, err);
-    if (rc != AP_OK) break;
-    size_t m = ap_aperture_count(a), at = out->start[s];
-    if (at + m > cap) {
-      size_t ncap = cap ? 2 * cap : 1024;
-      while (ncap < at + m) ncap *= 2;
-      uint32_t *idx = realloc(out->index, ncap * sizeof *idx);
-      if (idx != NULL) out->index = idx;
-      double *sh = realloc(out->share, ncap * sizeof *sh);
-      if (sh != NULL) out->share = sh;
-      if (idx == NULL || sh == NULL) {
-        ap_aperture_destroy(a);
-        rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-        break;
-      }
-      cap = ncap;
-    }
-    double total = 0;
-    for (size_t k = 0; k < m; k++) total += ap_aperture_member(a, k)->pick_weight;
-    for (size_t k = 0; k < m; k++) {
-      const ap_member *mem = ap_aperture_member(a, k);
-      out->index[at + k] = mem->index;
-      out->share[at + k] = total > 0 ? mem->pick_weight / total : 0;
-    }
-    out->start[s + 1] = at + m;
-    ap_aperture_destroy(a);
-  }
-  ap_ring_destroy(ring);
+  int rc = io_sessions_compute_extra((int)mode, n, count, mode == AP_MODE_RANDOM ? 1 : 0,
+                                     min_aperture, client_seed, NULL, &out->s, err);
   if (rc != AP_OK) io_peer_fleet_free(out);
   return rc;
 }
 
 void io_peer_fleet_free(peer_fleet *f) {
   if (f == NULL) return;
-  free(f->start);
-  free(f->index);
-  free(f->share);
+  io_sessions_free(&f->s);
   memset(f, 0, sizeof *f);
 }
 
 size_t io_peer_fleet_sessions(const peer_fleet *f) {
-  return f->start != NULL ? f->start[f->count] : 0;
+  return f->s.start != NULL ? f->s.start[f->count] : 0;
 }
 
 static size_t slot_size(const peer_fleet *f, uint32_t s) {
-  return f->start[s + 1] - f->start[s];
+  return f->s.start[s + 1] - f->s.start[s];
 }
 
 /* |A xor B| of two member lists (each without duplicates). */
 static size_t symdiff(const peer_fleet *fa, uint32_t sa, const peer_fleet *fb,
                       uint32_t sb) {
   size_t na = slot_size(fa, sa), nb = slot_size(fb, sb), common = 0;
-  const uint32_t *a = fa->index + fa->start[sa], *b = fb->index + fb->start[sb];
+  const uint32_t *a = fa->s.idx + fa->s.start[sa], *b = fb->s.idx + fb->s.start[sb];
   /* Member lists are short or ring ordered; a quadratic scan stays cheap
    * for apertures, a mark array would for mesh: use marks always. */
-  uint8_t *mark = calloc(fa->servers, 1);
+  uint8_t *mark = calloc(fa->s.ring_size, 1);
   if (mark == NULL) return na + nb;
   for (size_t i = 0; i < na; i++) mark[a[i]] = 1;
   for (size_t i = 0; i < nb; i++) common += mark[b[i]];
@@ -132,8 +86,8 @@ size_t io_peer_churn_leave(const peer_fleet *before, const peer_fleet *after,
 }
 
 static void add_load(double *load, const peer_fleet *f, uint32_t s, double sign) {
-  for (size_t k = f->start[s]; k < f->start[s + 1]; k++)
-    load[f->index[k]] += sign * f->share[k];
+  for (size_t k = f->s.start[s]; k < f->s.start[s + 1]; k++)
+    load[f->s.idx[k]] += sign * f->s.share[k];
 }
 
 static double max_over_mean(const double *load, uint32_t n, double clients) {
@@ -145,7 +99,7 @@ static double max_over_mean(const double *load, uint32_t n, double clients) {
 
 double io_peer_disagree_join_load(const peer_fleet *before,
                                const peer_fleet *after, uint32_t j) {
-  uint32_t c = before->count, n = before->servers;
+  uint32_t c = before->count, n = before->s.ring_size;
   double *load = calloc(n, sizeof *load);
   if (load == NULL) return -1;
   for (uint32_t i = 0; i < c; i++) add_load(load, before, slot_of(before, i, i), 1);
@@ -163,7 +117,7 @@ double io_peer_disagree_join_load(const peer_fleet *before,
 
 double io_peer_disagree_leave_load(const peer_fleet *before,
                                 const peer_fleet *after, uint32_t l) {
-  uint32_t c = before->count, n = before->servers;
+  uint32_t c = before->count, n = before->s.ring_size;
   double *load = calloc(n, sizeof *load);
   if (load == NULL) return -1;
   for (uint32_t i = 0; i < c; i++)
@@ -181,10 +135,10 @@ double io_peer_disagree_leave_load(const peer_fleet *before,
 }
 
 double io_peer_agreed_load(const peer_fleet *f) {
-  double *load = calloc(f->servers, sizeof *load);
+  double *load = calloc(f->s.ring_size, sizeof *load);
   if (load == NULL) return -1;
   for (uint32_t i = 0; i < f->count; i++) add_load(load, f, slot_of(f, i, i), 1);
-  double r = max_over_mean(load, f->servers, f->count);
+  double r = max_over_mean(load, f->s.ring_size, f->count);
   free(load);
   return r;
 }

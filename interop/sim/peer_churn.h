@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "interop/common/sessions.h"
 #include "policy/core/ap_aperture.h"
 #include "policy/core/ap_error.h"
 
@@ -23,18 +24,17 @@
 extern "C" {
 #endif
 
-/* The apertures of one fleet size: slot s is peer index s (random mode:
- * identity s), each a member list with pick weights summing to 1. */
+/* The apertures of one fleet size, as the common session model
+ * (interop/common/sessions.h) computes them: client s of s.clients is slot
+ * s, peer index s (random mode: identity s, with one extra client so that
+ * a joiner has one), each with its members' request shares. */
 typedef struct peer_fleet {
   ap_mode mode;
-  uint32_t servers, count, slots;
-  size_t *start;    /* slots + 1 offsets */
-  uint32_t *index;  /* ring indices of the members */
-  double *share;    /* request share of each member (sums to 1 per slot) */
+  uint32_t count; /* the fleet's clients (its peer count) */
+  io_sessions s;
 } peer_fleet;
 
-/* Computes the apertures of `count` clients on n equal servers (slots:
- * count, or count + 1 in random mode so that a joiner has one). */
+/* Computes the apertures of `count` clients on n equal servers. */
 int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
                        uint32_t min_aperture, peer_fleet *out, ap_error *err);
 void io_peer_fleet_free(peer_fleet *f);

@@ -30,3 +30,30 @@ int io_sim_args_parse(int argc, char **argv, sim_flag *flags, size_t nflags, con
   free(err);
   return rc;
 }
+
+int io_sim_grid_args_parse(int argc, char **argv, const sim_grid_limits *lim,
+                           const char *usage, sim_grid_args *a) {
+  if (argc < 1 || argv == NULL || lim == NULL || a == NULL)
+    return io_sim_args_fail(argc >= 1 && argv ? argv[0] : "?", usage ? usage : "",
+                            "bad arguments to the flag parser");
+  sim_flag flags[] = {
+      {"servers", SIM_FLAG_UINT, &a->servers, lim->servers_min, lim->servers_max, 0},
+      {"clients", SIM_FLAG_UINT, &a->clients, 1, lim->clients_max, 0},
+      {"min-aperture", SIM_FLAG_UINT, &a->min_aperture, 1, lim->min_aperture_max, 0},
+      {"no-grid", SIM_FLAG_BOOL, &a->no_grid, 0, 0, 0},
+      {"grid-servers", SIM_FLAG_LIST, &a->grid_servers, lim->grid_servers_min,
+       lim->grid_servers_max, 0},
+      {"grid-clients", SIM_FLAG_LIST, &a->grid_clients, 1, lim->grid_clients_max, 0},
+      {"grid-step", SIM_FLAG_UINT, &a->grid_step, 1, 1000, 0},
+      {"grid-positions", SIM_FLAG_UINT, &a->grid_positions, 1, 64, 0},
+      {"json", SIM_FLAG_BOOL, &a->json, 0, 0, 0},
+  };
+  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0], usage);
+  if (rc) return rc;
+  const sim_list *gs = &a->grid_servers, *gc = &a->grid_clients;
+  if (gs->n != 2 || gs->v[0] > gs->v[1])
+    return io_sim_args_fail(argv[0], usage, "--grid-servers wants LO,HI with LO <= HI");
+  if (gc->n != 2 || gc->v[0] > gc->v[1])
+    return io_sim_args_fail(argv[0], usage, "--grid-clients wants LO,HI with LO <= HI");
+  return 0;
+}

@@ -48,6 +48,31 @@ int io_sim_args_fail(const char *verb, const char *usage, const char *fmt, ...)
 #endif
     ;
 
+/* The flags of a verb that runs one point and a worst-case grid (churn,
+ * peers): --servers, --clients, --min-aperture, --no-grid, --grid-servers
+ * LO,HI, --grid-clients LO,HI, --grid-step, --grid-positions, --json. */
+typedef struct sim_grid_args {
+  uint32_t servers, clients, min_aperture;
+  int no_grid, json;
+  sim_list grid_servers, grid_clients;
+  uint32_t grid_step, grid_positions;
+} sim_grid_args;
+
+/* A verb's ranges for those flags (each from its min to its max; the
+ * others: --clients and --grid-clients from 1, --min-aperture from 1,
+ * --grid-step 1..1000, --grid-positions 1..64). */
+typedef struct sim_grid_limits {
+  uint32_t servers_min, servers_max, clients_max, min_aperture_max;
+  uint32_t grid_servers_min, grid_servers_max, grid_clients_max;
+} sim_grid_limits;
+
+/* Parses those flags into *a, which holds the verb's defaults on entry,
+ * within `lim`, then checks that each grid list is LO,HI with LO <= HI.
+ * Returns 0, or SIM_EXIT_USAGE after printing the error and `usage` (as
+ * io_sim_args_parse does). */
+int io_sim_grid_args_parse(int argc, char **argv, const sim_grid_limits *lim,
+                           const char *usage, sim_grid_args *a);
+
 #ifdef __cplusplus
 }
 #endif

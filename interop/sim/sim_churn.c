@@ -16,6 +16,7 @@
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
+#include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
 #include "interop/common/sessions.h"
 
@@ -306,34 +307,24 @@ static void run_jobs(churn_job *jobs, size_t count) {
 }
 
 int io_sim_verb_churn(int argc, char **argv) {
-  uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
-  uint32_t step = 1, positions = 2;
-  sim_list gs = {{50, 300}, 2}, gc = {{7, 300}, 2};
-  int no_grid = 0, json = 0;
-  sim_flag flags[] = {
-      {"servers", SIM_FLAG_UINT, &servers, 2, 5000, 0},
-      {"clients", SIM_FLAG_UINT, &clients, 1, 5000, 0},
-      {"min-aperture", SIM_FLAG_UINT, &min_aperture, 1, 5000, 0},
-      {"no-grid", SIM_FLAG_BOOL, &no_grid, 0, 0, 0},
-      {"grid-servers", SIM_FLAG_LIST, &gs, 2, 2000, 0},
-      {"grid-clients", SIM_FLAG_LIST, &gc, 1, 2000, 0},
-      {"grid-step", SIM_FLAG_UINT, &step, 1, 1000, 0},
-      {"grid-positions", SIM_FLAG_UINT, &positions, 1, 64, 0},
-      {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
-  };
-  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
-                          kUsage);
+  static const sim_grid_limits kLimits = {.servers_min = 2, .servers_max = 5000,
+                                          .clients_max = 5000, .min_aperture_max = 5000,
+                                          .grid_servers_min = 2, .grid_servers_max = 2000,
+                                          .grid_clients_max = 2000};
+  sim_grid_args a = {.servers = 100, .clients = 100, .min_aperture = AP_DEFAULT_MIN_APERTURE,
+                     .grid_servers = {{50, 300}, 2}, .grid_clients = {{7, 300}, 2},
+                     .grid_step = 1, .grid_positions = 2};
+  int rc = io_sim_grid_args_parse(argc, argv, &kLimits, kUsage, &a);
   if (rc) return rc;
-  if (gs.n != 2 || gs.v[0] > gs.v[1])
-    return io_sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
-  if (gc.n != 2 || gc.v[0] > gc.v[1])
-    return io_sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
+  const uint32_t servers = a.servers, clients = a.clients, min_aperture = a.min_aperture;
+  const sim_list gs = a.grid_servers, gc = a.grid_clients;
+  const int no_grid = a.no_grid, json = a.json;
   /* The point run compares every position: mesh costs ~ N x C x N. */
   if ((double)servers * clients > 250000)
     return io_sim_args_fail(argv[0], kUsage,
                          "--servers x --clients = %.0f exceeds 250,000",
                          (double)servers * clients);
-  grid_spec g = {gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions};
+  grid_spec g = {gs.v[0], gs.v[1], a.grid_step, gc.v[0], gc.v[1], a.grid_positions};
   if (!no_grid && grid_work(&g) > 10 * kDefaultGridWork)
     return io_sim_args_fail(argv[0], kUsage,
                          "--grid-servers/--grid-clients/--grid-positions: "
@@ -378,9 +369,8 @@ int io_sim_verb_churn(int argc, char **argv) {
     compare_cells(&g, &gw[k_smooth], &gw[k_continuous], &cmp);
   for (int k = 0; k < NUM_CHURN_MODES; k++) grid_worst_free(&gw[k]);
   if (json) {
-    printf("{\"point\":{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,"
-           "\"modes\":[",
-           servers, clients, min_aperture);
+    printf("{\"point\":{");
+    io_sim_json_point(servers, clients, min_aperture, "modes");
     for (int k = 0; k < NUM_CHURN_MODES; k++)
       printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"remove_changed\":%.15g,"
              "\"remove_changed_max\":%.15g,\"remove_optimum\":%.15g,"
@@ -391,9 +381,8 @@ int io_sim_verb_churn(int argc, char **argv) {
              pr[k].remove_opt, pr[k].add_mean, pr[k].add_max, pr[k].add_opt);
     printf("]}");
     if (!no_grid) {
-      printf(",\"grid\":{\"servers\":[%u,%u],\"step\":%u,\"clients\":[%u,%u],"
-             "\"positions\":%u,\"modes\":[",
-             g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
+      printf(",");
+      io_sim_json_grid(g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
       for (int k = 0; k < NUM_CHURN_MODES; k++)
         printf("%s{\"mode\":\"%s\",\"remove_worst\":%.15g,\"remove_servers\":%u,"
                "\"remove_clients\":%u,\"remove_optimum\":%.15g,"
@@ -416,10 +405,9 @@ int io_sim_verb_churn(int argc, char **argv) {
     printf("}\n");
     return SIM_EXIT_OK;
   }
-  printf("%u clients, %u servers, min aperture %u. changed = sessions closed "
-         "+ opened,\nas %% of sessions before; mean (max) over every position "
-         "of the server that leaves/joins.\n\n",
-         clients, servers, min_aperture);
+  io_sim_text_point(servers, clients, min_aperture);
+  printf(" changed = sessions closed + opened,\nas %% of sessions before; mean (max) over "
+         "every position of the server that leaves/joins.\n\n");
   printf("  mode        | sessions | remove 1: changed     optimum | "
          "add 1: changed        optimum\n");
   printf("  ------------+----------+------------------------------+-----------"

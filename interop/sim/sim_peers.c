@@ -15,6 +15,7 @@
 #include "interop/sim/peer_churn.h"
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
+#include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
 
 static const char kUsage[] =
@@ -40,19 +41,21 @@ typedef struct fleets {
   peer_fleet minus, at, plus;
 } fleets;
 
+static void fleets_free(fleets *f) {
+  io_peer_fleet_free(&f->minus);
+  io_peer_fleet_free(&f->at);
+  io_peer_fleet_free(&f->plus);
+}
+
+/* On failure frees what it computed: the caller frees only on success. */
 static int fleets_compute(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
                           fleets *f, ap_error *err) {
   memset(f, 0, sizeof *f);
   int rc = io_peer_fleet_compute(mode, n, c, a, &f->at, err);
   if (rc == AP_OK) rc = io_peer_fleet_compute(mode, n, c + 1, a, &f->plus, err);
   if (rc == AP_OK && c >= 2) rc = io_peer_fleet_compute(mode, n, c - 1, a, &f->minus, err);
+  if (rc != AP_OK) fleets_free(f);
   return rc;
-}
-
-static void fleets_free(fleets *f) {
-  io_peer_fleet_free(&f->minus);
-  io_peer_fleet_free(&f->at);
-  io_peer_fleet_free(&f->plus);
 }
 
 static int run_point(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
@@ -60,10 +63,7 @@ static int run_point(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
   memset(out, 0, sizeof *out);
   fleets f;
   int rc = fleets_compute(mode, n, c, a, &f, err);
-  if (rc != AP_OK) {
-    fleets_free(&f);
-    return rc;
-  }
+  if (rc != AP_OK) return rc;
   double total = (double)io_peer_fleet_sessions(&f.at);
   out->sessions = total;
   out->load_agreed = io_peer_agreed_load(&f.at);
@@ -103,10 +103,7 @@ static int run_grid(ap_mode mode, uint32_t n_lo, uint32_t n_hi, uint32_t step,
     for (uint32_t n = n_lo; n <= n_hi; n += step) {
       fleets f;
       int rc = fleets_compute(mode, n, c, a, &f, err);
-      if (rc != AP_OK) {
-        fleets_free(&f);
-        return rc;
-      }
+      if (rc != AP_OK) return rc;
       double total = (double)io_peer_fleet_sessions(&f.at);
       double join = 0, join_opt = 0, leave = 0, leave_opt = 0;
       for (uint32_t k = 0; k < positions; k++) {
@@ -144,27 +141,19 @@ static int run_grid(ap_mode mode, uint32_t n_lo, uint32_t n_hi, uint32_t step,
 }
 
 int io_sim_verb_peers(int argc, char **argv) {
-  uint32_t servers = 100, clients = 100, min_aperture = AP_DEFAULT_MIN_APERTURE;
-  uint32_t step = 20, positions = 4;
-  sim_list gs = {{20, 200}, 2}, gc = {{2, 60}, 2};
-  int no_grid = 0, json = 0;
-  sim_flag flags[] = {
-      {"servers", SIM_FLAG_UINT, &servers, 1, 2000, 0},
-      {"clients", SIM_FLAG_UINT, &clients, 1, 500, 0},
-      {"min-aperture", SIM_FLAG_UINT, &min_aperture, 1, 2000, 0},
-      {"no-grid", SIM_FLAG_BOOL, &no_grid, 0, 0, 0},
-      {"grid-servers", SIM_FLAG_LIST, &gs, 1, 1000, 0},
-      {"grid-clients", SIM_FLAG_LIST, &gc, 1, 200, 0},
-      {"grid-step", SIM_FLAG_UINT, &step, 1, 1000, 0},
-      {"grid-positions", SIM_FLAG_UINT, &positions, 1, 64, 0},
-      {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
-  };
-  int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0], kUsage);
+  static const sim_grid_limits kLimits = {.servers_min = 1, .servers_max = 2000,
+                                          .clients_max = 500, .min_aperture_max = 2000,
+                                          .grid_servers_min = 1, .grid_servers_max = 1000,
+                                          .grid_clients_max = 200};
+  sim_grid_args a = {.servers = 100, .clients = 100, .min_aperture = AP_DEFAULT_MIN_APERTURE,
+                     .grid_servers = {{20, 200}, 2}, .grid_clients = {{2, 60}, 2},
+                     .grid_step = 20, .grid_positions = 4};
+  int rc = io_sim_grid_args_parse(argc, argv, &kLimits, kUsage, &a);
   if (rc) return rc;
-  if (gs.n != 2 || gs.v[0] > gs.v[1])
-    return io_sim_args_fail(argv[0], kUsage, "--grid-servers wants LO,HI with LO <= HI");
-  if (gc.n != 2 || gc.v[0] > gc.v[1])
-    return io_sim_args_fail(argv[0], kUsage, "--grid-clients wants LO,HI with LO <= HI");
+  const uint32_t servers = a.servers, clients = a.clients, min_aperture = a.min_aperture;
+  const uint32_t step = a.grid_step, positions = a.grid_positions;
+  const sim_list gs = a.grid_servers, gc = a.grid_clients;
+  const int no_grid = a.no_grid, json = a.json;
   /* The point compares every position: ~ C^2 x N work per mode. */
   if ((double)clients * clients * servers > 5e7)
     return io_sim_args_fail(argv[0], kUsage, "--clients^2 x --servers = %.0f exceeds 50,000,000",
@@ -185,8 +174,8 @@ int io_sim_verb_peers(int argc, char **argv) {
     }
   }
   if (json) {
-    printf("{\"point\":{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,\"modes\":[",
-           servers, clients, min_aperture);
+    printf("{\"point\":{");
+    io_sim_json_point(servers, clients, min_aperture, "modes");
     for (int k = 0; k < SIM_NUM_MODES; k++)
       printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"join_changed\":%.15g,"
              "\"join_changed_max\":%.15g,\"join_optimum\":%.15g,"
@@ -198,9 +187,8 @@ int io_sim_verb_peers(int argc, char **argv) {
              pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join, pp[k].load_leave);
     printf("]}");
     if (!no_grid) {
-      printf(",\"grid\":{\"servers\":[%u,%u],\"step\":%u,\"clients\":[%u,%u],"
-             "\"positions\":%u,\"modes\":[",
-             gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions);
+      printf(",");
+      io_sim_json_grid(gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions);
       for (int k = 0; k < SIM_NUM_MODES; k++)
         printf("%s{\"mode\":\"%s\",\"join_worst\":%.15g,\"join_servers\":%u,"
                "\"join_clients\":%u,\"join_optimum\":%.15g,\"leave_worst\":%.15g,"
@@ -215,11 +203,11 @@ int io_sim_verb_peers(int argc, char **argv) {
     printf("}\n");
     return SIM_EXIT_OK;
   }
-  printf("%u clients, %u servers, min aperture %u. One client joins or leaves;\n"
+  io_sim_text_point(servers, clients, min_aperture);
+  printf(" One client joins or leaves;\n"
          "changed = sessions closed + opened, as %% of sessions before; mean (max)\n"
          "over every position of the joiner/leaver in the peer order. load = highest\n"
-         "server load / mean: agreed, and worst while the fleet disagrees.\n\n",
-         clients, servers, min_aperture);
+         "server load / mean: agreed, and worst while the fleet disagrees.\n\n");
   printf("  mode        | sessions | join: changed        optimum | leave: changed       "
          "optimum | load agreed  join   leave\n");
   printf("  ------------+----------+-----------------------------+------------------------"

@@ -35,6 +35,7 @@
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
+#include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
 #include "policy/core/ap_vdc.h"
 
@@ -353,8 +354,8 @@ int io_sim_verb_placement(int argc, char **argv) {
     return SIM_EXIT_FAIL;
   }
   if (json) {
-    printf("{\"servers\":%u,\"clients\":%u,\"min_aperture\":%u,\"variants\":[",
-           servers, clients, min_aperture);
+    printf("{");
+    io_sim_json_point(servers, clients, min_aperture, "variants");
     for (size_t i = 0; i < NUM_VARIANTS; i++)
       printf("%s{\"name\":\"%s\",\"remove_changed\":%.15g,"
              "\"remove_optimum\":%.15g,\"add_changed\":%.15g,"
@@ -370,11 +371,12 @@ int io_sim_verb_placement(int argc, char **argv) {
     printf("]}\n");
     return SIM_EXIT_OK;
   }
-  printf("Stable placement experiment. %u clients, %u "
-         "servers, min aperture %u.\nchanged = sessions closed + opened as %% "
-         "of sessions before (remove: mean over %d\nstable indices >= 1; add: "
-         "the next index); load = expected request share, max/mean.\n\n",
-         clients, servers, min_aperture, REMOVAL_SAMPLES);
+  printf("Stable placement experiment. ");
+  io_sim_text_point(servers, clients, min_aperture);
+  printf("\nchanged = sessions closed + opened as %% of sessions before (remove: mean over "
+         "%d\nstable indices >= 1; add: the next index); load = expected request share, "
+         "max/mean.\n\n",
+         REMOVAL_SAMPLES);
   printf("  %-36s | remove  optimum | add     optimum | load max  min  | "
          "conns/client\n",
          "variant");

@@ -23,7 +23,7 @@
 #define TYPE_ROUTER "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"
 #define TYPE_TYPED_STRUCT "type.googleapis.com/xds.type.v3.TypedStruct"
 
-static int fail(char *err, size_t err_len, const char *fmt, ...) {
+int xds_fail(char *err, size_t err_len, const char *fmt, ...) {
   if (err != NULL && err_len > 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -45,7 +45,7 @@ static int pack(const ProtobufCMessage *m, xds_bytes *out, char *err, size_t err
   out->data = malloc(out->len > 0 ? out->len : 1);
   if (out->data == NULL) {
     out->len = 0;
-    return fail(err, err_len, "out of memory");
+    return xds_fail(err, err_len, "out of memory");
   }
   protobuf_c_message_pack(m, out->data);
   return 0;
@@ -61,13 +61,13 @@ static Google__Protobuf__Any any_of(const char *type_url, const xds_bytes *b) {
 }
 
 static int check_name(const char *what, const char *name, char *err, size_t err_len) {
-  if (name == NULL || name[0] == '\0') return fail(err, err_len, "%s must not be empty", what);
+  if (name == NULL || name[0] == '\0') return xds_fail(err, err_len, "%s must not be empty", what);
   return 0;
 }
 
 int xds_listener_bytes(const char *listener_name, const char *route_name, xds_bytes *out,
                        char *err, size_t err_len) {
-  if (out == NULL) return fail(err, err_len, "out is NULL");
+  if (out == NULL) return xds_fail(err, err_len, "out is NULL");
   if (check_name("listener name", listener_name, err, err_len) != 0 ||
       check_name("route name", route_name, err, err_len) != 0)
     return -1;
@@ -117,7 +117,7 @@ int xds_listener_bytes(const char *listener_name, const char *route_name, xds_by
 
 int xds_route_bytes(const char *route_name, const char *cluster_name, xds_bytes *out,
                     char *err, size_t err_len) {
-  if (out == NULL) return fail(err, err_len, "out is NULL");
+  if (out == NULL) return xds_fail(err, err_len, "out is NULL");
   if (check_name("route name", route_name, err, err_len) != 0 ||
       check_name("cluster name", cluster_name, err, err_len) != 0)
     return -1;
@@ -150,7 +150,7 @@ int xds_route_bytes(const char *route_name, const char *cluster_name, xds_bytes 
 
 int xds_cluster_bytes(const char *cluster_name, const char *policy_name,
                       const char *policy_json, xds_bytes *out, char *err, size_t err_len) {
-  if (out == NULL) return fail(err, err_len, "out is NULL");
+  if (out == NULL) return xds_fail(err, err_len, "out is NULL");
   if (check_name("cluster name", cluster_name, err, err_len) != 0 ||
       check_name("policy name", policy_name, err, err_len) != 0)
     return -1;
@@ -219,9 +219,9 @@ static int split_address(const char *address, char *host, size_t host_len, uint3
 
 int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, size_t n,
                         xds_bytes *out, char *err, size_t err_len) {
-  if (out == NULL) return fail(err, err_len, "out is NULL");
+  if (out == NULL) return xds_fail(err, err_len, "out is NULL");
   if (check_name("cluster name", cluster_name, err, err_len) != 0) return -1;
-  if (n > 0 && addresses == NULL) return fail(err, err_len, "addresses is NULL");
+  if (n > 0 && addresses == NULL) return xds_fail(err, err_len, "addresses is NULL");
   typedef struct one {
     char host[64];
     Envoy__Config__Core__V3__SocketAddress socket;
@@ -234,7 +234,7 @@ int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, 
   if (n > 0 && (all == NULL || lbs == NULL)) {
     free(all);
     free(lbs);
-    return fail(err, err_len, "out of memory");
+    return xds_fail(err, err_len, "out of memory");
   }
   for (size_t i = 0; i < n; i++) {
     one *e = &all[i];
@@ -242,7 +242,7 @@ int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, 
     if (addresses[i] == NULL || split_address(addresses[i], e->host, sizeof e->host, &port) != 0) {
       free(all);
       free(lbs);
-      return fail(err, err_len, "endpoint %zu: want host:port, got \"%.100s\"", i,
+      return xds_fail(err, err_len, "endpoint %zu: want host:port, got \"%.100s\"", i,
                   addresses[i] != NULL ? addresses[i] : "(null)");
     }
     Envoy__Config__Core__V3__SocketAddress socket = ENVOY__CONFIG__CORE__V3__SOCKET_ADDRESS__INIT;
@@ -289,15 +289,15 @@ int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, 
 int xds_response_bytes(const char *type_url, const char *version, const char *nonce,
                        const xds_bytes *resources, size_t n, xds_bytes *out, char *err,
                        size_t err_len) {
-  if (out == NULL) return fail(err, err_len, "out is NULL");
+  if (out == NULL) return xds_fail(err, err_len, "out is NULL");
   if (check_name("type URL", type_url, err, err_len) != 0) return -1;
-  if (n > 0 && resources == NULL) return fail(err, err_len, "resources is NULL");
+  if (n > 0 && resources == NULL) return xds_fail(err, err_len, "resources is NULL");
   Google__Protobuf__Any *anys = n > 0 ? calloc(n, sizeof *anys) : NULL;
   Google__Protobuf__Any **ptrs = n > 0 ? calloc(n, sizeof *ptrs) : NULL;
   if (n > 0 && (anys == NULL || ptrs == NULL)) {
     free(anys);
     free(ptrs);
-    return fail(err, err_len, "out of memory");
+    return xds_fail(err, err_len, "out of memory");
   }
   for (size_t i = 0; i < n; i++) {
     anys[i] = any_of(type_url, &resources[i]);

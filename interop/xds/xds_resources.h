@@ -26,6 +26,15 @@ typedef struct xds_bytes {
 /* Frees b->data and resets b. NULL is ignored. */
 void xds_bytes_clear(xds_bytes *b);
 
+/* The package's one error writer: formats the message into err (when err
+ * is not NULL and err_len > 0) and returns -1, so that an error path reads
+ * `return xds_fail(err, err_len, ...)`. */
+int xds_fail(char *err, size_t err_len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* A Listener for gRPC clients (an api_listener): HttpConnectionManager with
  * the router filter, routes from RDS over ADS under `route_name`. */
 int xds_listener_bytes(const char *listener_name, const char *route_name, xds_bytes *out,

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,15 +86,6 @@ struct xds_server {
   uint64_t nacked[XDS_TYPE_COUNT];
 };
 
-static int fail(char *err, size_t err_len, const char *fmt, ...) {
-  if (err != NULL && err_len > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 static void free_endpoints(char **e, size_t n) {
   if (e == NULL) return;
@@ -438,7 +428,7 @@ static void push(xds_server *s, xds_type t) {
 /* ---- public API ---- */
 
 static int check_endpoints(const char *const *e, size_t n, char *err, size_t err_len) {
-  if (n > 0 && e == NULL) return fail(err, err_len, "endpoints: NULL with n=%zu", n);
+  if (n > 0 && e == NULL) return xds_fail(err, err_len, "endpoints: NULL with n=%zu", n);
   xds_bytes b = {0};
   int rc = xds_endpoints_bytes("check", e, n, &b, err, err_len);
   xds_bytes_clear(&b);
@@ -453,18 +443,31 @@ static int check_policy(const char *policy_json, char *err, size_t err_len) {
 }
 
 static int copy_name(char *dst, const char *what, const char *src, char *err, size_t err_len) {
-  if (src == NULL || src[0] == '\0') return fail(err, err_len, "%s must not be empty", what);
-  if (strlen(src) >= NAME_LEN - 8) return fail(err, err_len, "%s is too long", what);
+  if (src == NULL || src[0] == '\0') return xds_fail(err, err_len, "%s must not be empty", what);
+  if (strlen(src) >= NAME_LEN - 8) return xds_fail(err, err_len, "%s is too long", what);
   strcpy(dst, src);
   return 0;
 }
 
+/* The last step of every stop path, once the server is destroyed and its
+ * queue drained: frees the queue, the state, the server itself, and drops
+ * the gRPC reference xds_server_start took. */
+static void release(xds_server *s) {
+  grpc_completion_queue_destroy(s->cq);
+  free(s->policy_json);
+  free_endpoints(s->endpoints, s->n_endpoints);
+  pthread_cond_destroy(&s->cv);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+  grpc_shutdown();
+}
+
 int xds_server_start(const xds_server_options *o, xds_server **out, char *err, size_t err_len) {
-  if (out == NULL) return fail(err, err_len, "xds_server_start: out is NULL");
+  if (out == NULL) return xds_fail(err, err_len, "xds_server_start: out is NULL");
   *out = NULL;
-  if (o == NULL) return fail(err, err_len, "xds_server_start: options is NULL");
+  if (o == NULL) return xds_fail(err, err_len, "xds_server_start: options is NULL");
   xds_server *s = calloc(1, sizeof *s);
-  if (s == NULL) return fail(err, err_len, "xds_server_start: out of memory");
+  if (s == NULL) return xds_fail(err, err_len, "xds_server_start: out of memory");
   if (copy_name(s->listener, "listener_name", o->listener_name, err, err_len) != 0 ||
       copy_name(s->cluster, "cluster_name", o->cluster_name, err, err_len) != 0 ||
       copy_name(s->policy, "policy_name", o->policy_name, err, err_len) != 0 ||
@@ -481,7 +484,7 @@ int xds_server_start(const xds_server_options *o, xds_server **out, char *err, s
     free(s->policy_json);
     free_endpoints(s->endpoints, s->n_endpoints);
     free(s);
-    return fail(err, err_len, "xds_server_start: out of memory");
+    return xds_fail(err, err_len, "xds_server_start: out of memory");
   }
   for (int t = 0; t < XDS_TYPE_COUNT; t++) s->counts.version[t] = 1;
   pthread_mutex_init(&s->mu, NULL);
@@ -497,20 +500,14 @@ int xds_server_start(const xds_server_options *o, xds_server **out, char *err, s
   s->port = grpc_server_add_http2_port(s->server, address, creds);
   grpc_server_credentials_release(creds);
   if (s->port <= 0 || s->method == NULL) {
-    fail(err, err_len, "xds_server_start: cannot listen on \"%.200s\"", address);
+    xds_fail(err, err_len, "xds_server_start: cannot listen on \"%.200s\"", address);
     s->shutting_down = 1;
     grpc_server_destroy(s->server);
     grpc_completion_queue_shutdown(s->cq);
     while (grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
            GRPC_QUEUE_SHUTDOWN) {
     }
-    grpc_completion_queue_destroy(s->cq);
-    free(s->policy_json);
-    free_endpoints(s->endpoints, s->n_endpoints);
-    pthread_cond_destroy(&s->cv);
-    pthread_mutex_destroy(&s->mu);
-    free(s);
-    grpc_shutdown();
+    release(s);
     return -1;
   }
   grpc_server_start(s->server);
@@ -519,20 +516,14 @@ int xds_server_start(const xds_server_options *o, xds_server **out, char *err, s
   pthread_mutex_unlock(&s->mu);
   if (pthread_create(&s->thread, NULL, serve_loop, s) != 0) {
     /* the stop path needs the thread: drain on this one instead */
-    fail(err, err_len, "xds_server_start: cannot create its thread");
+    xds_fail(err, err_len, "xds_server_start: cannot create its thread");
     s->shutting_down = 1;
     grpc_server_shutdown_and_notify(s->server, s->cq, &s->shutdown_tag);
     grpc_server_cancel_all_calls(s->server);
     grpc_completion_queue_shutdown(s->cq);
     serve_loop(s);
     grpc_server_destroy(s->server);
-    grpc_completion_queue_destroy(s->cq);
-    free(s->policy_json);
-    free_endpoints(s->endpoints, s->n_endpoints);
-    pthread_cond_destroy(&s->cv);
-    pthread_mutex_destroy(&s->mu);
-    free(s);
-    grpc_shutdown();
+    release(s);
     return -1;
   }
   *out = s;
@@ -543,10 +534,10 @@ int xds_server_port(const xds_server *s) { return s != NULL ? s->port : -1; }
 
 int xds_server_set_endpoints(xds_server *s, const char *const *endpoints, size_t n, char *err,
                              size_t err_len) {
-  if (s == NULL) return fail(err, err_len, "xds_server_set_endpoints: server is NULL");
+  if (s == NULL) return xds_fail(err, err_len, "xds_server_set_endpoints: server is NULL");
   if (check_endpoints(endpoints, n, err, err_len) != 0) return -1;
   char **copy = copy_endpoints(endpoints, n);
-  if (copy == NULL) return fail(err, err_len, "xds_server_set_endpoints: out of memory");
+  if (copy == NULL) return xds_fail(err, err_len, "xds_server_set_endpoints: out of memory");
   pthread_mutex_lock(&s->mu);
   free_endpoints(s->endpoints, s->n_endpoints);
   s->endpoints = copy;
@@ -558,10 +549,10 @@ int xds_server_set_endpoints(xds_server *s, const char *const *endpoints, size_t
 
 int xds_server_set_policy_json(xds_server *s, const char *policy_json, char *err,
                                size_t err_len) {
-  if (s == NULL) return fail(err, err_len, "xds_server_set_policy_json: server is NULL");
+  if (s == NULL) return xds_fail(err, err_len, "xds_server_set_policy_json: server is NULL");
   if (check_policy(policy_json, err, err_len) != 0) return -1;
   char *copy = strdup(policy_json);
-  if (copy == NULL) return fail(err, err_len, "xds_server_set_policy_json: out of memory");
+  if (copy == NULL) return xds_fail(err, err_len, "xds_server_set_policy_json: out of memory");
   pthread_mutex_lock(&s->mu);
   free(s->policy_json);
   s->policy_json = copy;
@@ -612,11 +603,5 @@ void xds_server_stop(xds_server *s) {
   grpc_server_destroy(s->server);
   grpc_completion_queue_shutdown(s->cq);
   pthread_join(s->thread, NULL);
-  grpc_completion_queue_destroy(s->cq);
-  free(s->policy_json);
-  free_endpoints(s->endpoints, s->n_endpoints);
-  pthread_cond_destroy(&s->cv);
-  pthread_mutex_destroy(&s->mu);
-  free(s);
-  grpc_shutdown();
+  release(s);
 }

@@ -1,4 +1,4 @@
-/* A small xDS management server for tests and the fleet: one ADS service
+/* A small xDS management server for the tests (tests/xds): one ADS service
  * (envoy.service.discovery.v3.AggregatedDiscoveryService, state of the
  * world) on the public gRPC C-core API. It serves one listener -> route ->
  * cluster -> endpoints chain: the Listener named like the client's

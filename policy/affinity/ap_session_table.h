@@ -147,6 +147,10 @@ int ap_session_table_expire(ap_session_table *table, uint64_t now_ms,
  * Lock-free read of a counter; 0 for NULL. */
 size_t ap_session_table_size(const ap_session_table *table);
 
+/* capacity / evictions / longest_chain: inspection for tools and tests (the
+ * policy reads none of them); they show whether a table is sized right and
+ * its hash keeps chains short. */
+
 /* The configured capacity; 0 for NULL. */
 size_t ap_session_table_capacity(const ap_session_table *table);
 

@@ -48,7 +48,9 @@ int ap_hash_ring_fit_vnodes(const double *weights, size_t n, uint32_t vnodes,
 /* Frees a ring (NULL is ignored). */
 void ap_hash_ring_destroy(ap_hash_ring *ring);
 
-/* Number of members and of points (virtual nodes). */
+/* Number of members and of points (virtual nodes). The points count is
+ * inspection (tests check the vnode budget with it); lookups do not need
+ * it. */
 size_t ap_hash_ring_members(const ap_hash_ring *ring);
 size_t ap_hash_ring_points(const ap_hash_ring *ring);
 

@@ -135,6 +135,10 @@ uint64_t ap_membership_next_deadline(const ap_membership *membership);
 /* Number of effective members (draining included); 0 for NULL. */
 size_t ap_membership_count(const ap_membership *membership);
 
+/* draining_count, find, has_held, ring_version: inspection for tests, the
+ * fuzzer and tools, which check the state machine through them without
+ * reaching into it; the shim reads members with ap_membership_get. */
+
 /* Number of draining members; 0 for NULL. */
 size_t ap_membership_draining_count(const ap_membership *membership);
 

@@ -37,7 +37,8 @@ typedef enum ap_connectivity {
 } ap_connectivity;
 
 /* Lower-case name of a state ("idle", "connecting", "ready",
- * "transient_failure", "shutdown"); "unknown" otherwise. */
+ * "transient_failure", "shutdown"); "unknown" otherwise. For logs and
+ * tools; the status service sends the enum itself. */
 const char *ap_connectivity_name(int state);
 
 /* Where a policy instance found its coordinate. The values equal the

@@ -220,6 +220,27 @@ static int report_call_failure(const char *address, int timeout_ms,
   return EXIT_RPC;
 }
 
+/* Calls `method` with the packed request. EXIT_OK when the server answered
+ * OK, with the reply in *res (the caller clears it); otherwise says why on
+ * stderr, clears *res and returns the exit code (EXIT_USAGE when the call
+ * could not be made, else report_call_failure's). */
+static int call_answered(const char *address, const char *method, const uint8_t *bytes,
+                         size_t len, uint32_t timeout_ms, ap_status_call_result *res) {
+  if (ap_status_call(address, method, bytes, len, (int)timeout_ms, res) != 0) {
+    char details[2048];
+    fprintf(stderr, "aperturectl: %s\n",
+            ap_escape_for_terminal(res->details, details, sizeof details));
+    ap_status_call_result_clear(res);
+    return EXIT_USAGE;
+  }
+  if (res->status != 0) {
+    int rc = report_call_failure(address, (int)timeout_ms, res);
+    ap_status_call_result_clear(res);
+    return rc;
+  }
+  return EXIT_OK;
+}
+
 /* `metrics` is `status` printed as Prometheus text (ap_metrics.h). */
 static int cmd_status(const char *address, int argc, char **argv, int metrics) {
   Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
@@ -257,21 +278,10 @@ static int cmd_status(const char *address, int argc, char **argv, int metrics) {
   }
   aperture__v1__get_ring_state_request__pack(&req, bytes);
   ap_status_call_result res;
-  int rc = ap_status_call(address, "/aperture.v1.ApertureStatus/GetRingState", bytes, len,
-                          (int)timeout_ms, &res);
+  int rc = call_answered(address, "/aperture.v1.ApertureStatus/GetRingState", bytes, len,
+                         timeout_ms, &res);
   free(bytes);
-  if (rc != 0) {
-    char details[2048];
-    fprintf(stderr, "aperturectl: %s\n",
-            ap_escape_for_terminal(res.details, details, sizeof details));
-    ap_status_call_result_clear(&res);
-    return EXIT_USAGE;
-  }
-  if (res.status != 0) {
-    rc = report_call_failure(address, (int)timeout_ms, &res);
-    ap_status_call_result_clear(&res);
-    return rc;
-  }
+  if (rc != EXIT_OK) return rc;
   Aperture__V1__GetRingStateResponse *resp =
       aperture__v1__get_ring_state_response__unpack(NULL, res.body_len, res.body);
   ap_status_call_result_clear(&res);
@@ -312,19 +322,8 @@ static int cmd_health(const char *address, int argc, char **argv) {
   }
   size_t len = grpc__health__v1__health_check_request__pack(&req, bytes);
   ap_status_call_result res;
-  if (ap_status_call(address, "/grpc.health.v1.Health/Check", bytes, len, (int)timeout_ms,
-                     &res) != 0) {
-    char details[2048];
-    fprintf(stderr, "aperturectl: %s\n",
-            ap_escape_for_terminal(res.details, details, sizeof details));
-    ap_status_call_result_clear(&res);
-    return EXIT_USAGE;
-  }
-  if (res.status != 0) {
-    int rc = report_call_failure(address, (int)timeout_ms, &res);
-    ap_status_call_result_clear(&res);
-    return rc;
-  }
+  int rc = call_answered(address, "/grpc.health.v1.Health/Check", bytes, len, timeout_ms, &res);
+  if (rc != EXIT_OK) return rc;
   Grpc__Health__V1__HealthCheckResponse *resp =
       grpc__health__v1__health_check_response__unpack(NULL, res.body_len, res.body);
   ap_status_call_result_clear(&res);

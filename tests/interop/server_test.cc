@@ -12,6 +12,7 @@
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
 #include "interop/common/unary_call.h"
+#include "tests/common/raw_call.h"
 #include "tests/interop/fleet_helper.h"
 
 namespace {
@@ -120,37 +121,13 @@ TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
 
   // Start a call that sleeps 1.5 s, without waiting for it.
   grpc_completion_queue *cq = grpc_completion_queue_create_for_next(nullptr);
-  grpc_call *slow = grpc_channel_create_call(
-      c.ch, nullptr, GRPC_PROPAGATE_DEFAULTS, cq,
-      grpc_slice_from_static_string("/grpc.testing.TestService/UnaryCall"), nullptr,
-      gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_seconds(30, GPR_TIMESPAN)), nullptr);
-  grpc_metadata md[1];
-  md[0].key = grpc_slice_from_static_string("rpc-behavior");
-  md[0].value = grpc_slice_from_static_string("sleep-1500");
-  grpc_slice empty = grpc_empty_slice();
-  grpc_byte_buffer *req = grpc_raw_byte_buffer_create(&empty, 0);
-  grpc_metadata_array initial, trailing;
-  grpc_metadata_array_init(&initial);
-  grpc_metadata_array_init(&trailing);
-  grpc_byte_buffer *resp = nullptr;
-  grpc_status_code status;
-  grpc_slice details;
-  grpc_op ops[6] = {};
-  ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-  ops[0].data.send_initial_metadata.count = 1;
-  ops[0].data.send_initial_metadata.metadata = md;
-  ops[1].op = GRPC_OP_SEND_MESSAGE;
-  ops[1].data.send_message.send_message = req;
-  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-  ops[3].data.recv_initial_metadata.recv_initial_metadata = &initial;
-  ops[4].op = GRPC_OP_RECV_MESSAGE;
-  ops[4].data.recv_message.recv_message = &resp;
-  ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-  ops[5].data.recv_status_on_client.trailing_metadata = &trailing;
-  ops[5].data.recv_status_on_client.status = &status;
-  ops[5].data.recv_status_on_client.status_details = &details;
-  ASSERT_EQ(GRPC_CALL_OK, grpc_call_start_batch(slow, ops, 6, slow, nullptr));
+  raw_call slow;
+  raw_call_opts o = {};
+  o.method = "/grpc.testing.TestService/UnaryCall";
+  o.md_key = "rpc-behavior";
+  o.md_value = "sleep-1500";
+  o.timeout_ms = 30000;
+  ASSERT_EQ(0, raw_call_start(&slow, c.ch, cq, &o));
 
   // Ten plain calls complete while the sleeping one is still pending.
   for (int i = 0; i < 10; i++) {
@@ -163,13 +140,8 @@ TEST_F(ServerTest, SleepingCallDoesNotBlockOthersOnASingleWorker) {
 
   ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
   EXPECT_EQ(GRPC_OP_COMPLETE, ev.type);
-  EXPECT_EQ(GRPC_STATUS_OK, status);
-  grpc_call_unref(slow);
-  grpc_byte_buffer_destroy(req);
-  if (resp) grpc_byte_buffer_destroy(resp);
-  grpc_slice_unref(details);
-  grpc_metadata_array_destroy(&initial);
-  grpc_metadata_array_destroy(&trailing);
+  EXPECT_EQ(GRPC_STATUS_OK, slow.status);
+  raw_call_release(&slow);
   grpc_completion_queue_shutdown(cq);
   grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
   grpc_completion_queue_destroy(cq);

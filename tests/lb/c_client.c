@@ -5,6 +5,10 @@
  * aperture_register()) and, with APERTURE_PLAIN, against libgrpc alone (for
  * LD_PRELOAD of libaperture.so).
  *
+ * It keeps its own raw unary call rather than the tests' shared one
+ * (tests/common/raw_call.h): the plain build is the stand-in for any
+ * application binary, so it stays one self-contained file on libgrpc.
+ *
  * usage: c_client TARGET SERVICE_CONFIG_JSON CALLS
  * exit status: 0 when every call succeeded, 1 otherwise, 2 on bad usage.
  */

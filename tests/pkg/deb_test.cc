@@ -107,8 +107,10 @@ TEST(DebTest, PkgConfigBuildFromTheUnpackedPackageRunsAgainstRealServers) {
   }
 
   std::string prog = root + "/pkg_client";
+  std::string raw_call = Runfile("tests/common/raw_call.c");
+  std::string raw_call_dir = raw_call.substr(0, raw_call.rfind('/'));
   std::string out = Shell("cc -std=c11 -Wall -Werror -o '" + prog + "' '" + Runfile("tests/pkg/pkg_client.c") +
-                            "' " + flags + " -Wl,-rpath,'" + root + "/usr/lib/" + multiarch +
+                            "' '" + raw_call + "' -I'" + raw_call_dir + "' " + flags + " -Wl,-rpath,'" + root + "/usr/lib/" + multiarch +
                             "' 2>&1",
                         &rc);
   ASSERT_EQ(0, rc) << out;

@@ -6,6 +6,8 @@
  * `calls ok=N failed=M peers PEER=COUNT ...` (one PEER=COUNT per backend
  * reached, PEER as grpc_call_get_peer() gives it), then waits (at most 30 s) for SIGTERM so the status can be read.
  *
+ * Its one call goes through the tests' raw_call.c, compiled beside it.
+ *
  *   pkg_client TARGET CALLS */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -17,8 +19,8 @@
 #include <aperture.h>
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
-#include <grpc/support/alloc.h>
-#include <grpc/support/time.h>
+
+#include "raw_call.h"
 
 #define MAX_PEERS 64
 
@@ -28,47 +30,12 @@ static void on_term(int sig) {
   g_stop = 1;
 }
 
-static int one_call(grpc_channel *ch, grpc_completion_queue *cq, char *peer, size_t peer_len) {
-  grpc_call *call = grpc_channel_create_call(
-      ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
-      grpc_slice_from_static_string("/grpc.testing.TestService/EmptyCall"), NULL,
-      gpr_time_add(gpr_now(GPR_CLOCK_REALTIME), gpr_time_from_seconds(10, GPR_TIMESPAN)), NULL);
-  grpc_slice empty = grpc_empty_slice();
-  grpc_byte_buffer *req = grpc_raw_byte_buffer_create(&empty, 1);
-  grpc_byte_buffer *resp = NULL;
-  grpc_metadata_array initial, trailing;
-  grpc_metadata_array_init(&initial);
-  grpc_metadata_array_init(&trailing);
-  grpc_status_code status = GRPC_STATUS_UNKNOWN;
-  grpc_slice details;
-  grpc_op ops[6];
-  memset(ops, 0, sizeof ops);
-  ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-  ops[0].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY;
-  ops[1].op = GRPC_OP_SEND_MESSAGE;
-  ops[1].data.send_message.send_message = req;
-  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-  ops[3].data.recv_initial_metadata.recv_initial_metadata = &initial;
-  ops[4].op = GRPC_OP_RECV_MESSAGE;
-  ops[4].data.recv_message.recv_message = &resp;
-  ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-  ops[5].data.recv_status_on_client.trailing_metadata = &trailing;
-  ops[5].data.recv_status_on_client.status = &status;
-  ops[5].data.recv_status_on_client.status_details = &details;
-  int ok = grpc_call_start_batch(call, ops, 6, (void *)1, NULL) == GRPC_CALL_OK &&
-           grpc_completion_queue_pluck(cq, (void *)1, gpr_inf_future(GPR_CLOCK_REALTIME), NULL)
-                   .type == GRPC_OP_COMPLETE;
-  if (ok) grpc_slice_unref(details);
-  char *p = grpc_call_get_peer(call);
-  snprintf(peer, peer_len, "%s", p);
-  gpr_free(p);
-  grpc_call_unref(call);
-  grpc_byte_buffer_destroy(req);
-  if (resp != NULL) grpc_byte_buffer_destroy(resp);
-  grpc_metadata_array_destroy(&initial);
-  grpc_metadata_array_destroy(&trailing);
-  return ok && status == GRPC_STATUS_OK ? 0 : -1;
+/* One EmptyCall that waits for a ready backend; its peer goes to `peer`. */
+static int one_call(grpc_channel *ch, char *peer, size_t peer_len) {
+  raw_call_opts o = {.method = "/grpc.testing.TestService/EmptyCall",
+                     .wait_for_ready = 1,
+                     .timeout_ms = 10000};
+  return raw_call_unary(ch, &o, peer, peer_len) == GRPC_STATUS_OK ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -104,7 +71,6 @@ int main(int argc, char **argv) {
   grpc_channel_credentials *creds = grpc_insecure_credentials_create();
   grpc_channel *ch = grpc_channel_create(argv[1], creds, &chargs);
   grpc_channel_credentials_release(creds);
-  grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
 
   char peers[MAX_PEERS][128];
   long counts[MAX_PEERS] = {0};
@@ -112,7 +78,7 @@ int main(int argc, char **argv) {
   long ok = 0, failed = 0;
   for (int i = 0, calls = atoi(argv[2]); i < calls; i++) {
     char peer[128];
-    if (one_call(ch, cq, peer, sizeof peer) != 0) {
+    if (one_call(ch, peer, sizeof peer) != 0) {
       failed++;
       continue;
     }
@@ -132,8 +98,6 @@ int main(int argc, char **argv) {
     nanosleep(&ts, NULL);
   }
   grpc_channel_destroy(ch);
-  grpc_completion_queue_shutdown(cq);
-  grpc_completion_queue_destroy(cq);
   aperture_status_server_stop(status);
   grpc_shutdown();
   return 0;

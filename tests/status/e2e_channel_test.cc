@@ -30,13 +30,10 @@ extern "C" {
 #include "policy/status/ap_status_client.h"
 }
 
+#include "tests/common/raw_call.h"
 #include "tests/oracle/aperture_oracle.h"
 
 namespace {
-
-gpr_timespec DeadlineIn(int ms) {
-  return gpr_time_add(gpr_now(GPR_CLOCK_REALTIME), gpr_time_from_millis(ms, GPR_TIMESPAN));
-}
 
 // A backend that answers every method with OK and counts the calls it got.
 class CountingBackend {
@@ -156,60 +153,22 @@ class ApertureChannel {
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
     channel_ = grpc_channel_create(target.c_str(), creds, &args);
     grpc_channel_credentials_release(creds);
-    cq_ = grpc_completion_queue_create_for_next(nullptr);
   }
-  ~ApertureChannel() {
-    grpc_channel_destroy(channel_);
-    grpc_completion_queue_shutdown(cq_);
-    while (grpc_completion_queue_next(cq_, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr).type !=
-           GRPC_QUEUE_SHUTDOWN) {
-    }
-    grpc_completion_queue_destroy(cq_);
-  }
+  ~ApertureChannel() { grpc_channel_destroy(channel_); }
 
   // One unary call, waiting for ready backends; returns its status.
   grpc_status_code Call() {
-    grpc_slice method = grpc_slice_from_static_string("/test.Backend/Call");
-    grpc_call *call = grpc_channel_create_call(channel_, nullptr, GRPC_PROPAGATE_DEFAULTS, cq_,
-                                               method, nullptr, DeadlineIn(10000), nullptr);
-    grpc_slice body = grpc_slice_from_static_string("x");
-    grpc_byte_buffer *req = grpc_raw_byte_buffer_create(&body, 1);
-    grpc_byte_buffer *resp = nullptr;
-    grpc_metadata_array initial, trailing;
-    grpc_metadata_array_init(&initial);
-    grpc_metadata_array_init(&trailing);
-    grpc_status_code status = GRPC_STATUS_UNKNOWN;
-    grpc_slice details;
-    grpc_op ops[6] = {};
-    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[0].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY;
-    ops[1].op = GRPC_OP_SEND_MESSAGE;
-    ops[1].data.send_message.send_message = req;
-    ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-    ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-    ops[3].data.recv_initial_metadata.recv_initial_metadata = &initial;
-    ops[4].op = GRPC_OP_RECV_MESSAGE;
-    ops[4].data.recv_message.recv_message = &resp;
-    ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-    ops[5].data.recv_status_on_client.trailing_metadata = &trailing;
-    ops[5].data.recv_status_on_client.status = &status;
-    ops[5].data.recv_status_on_client.status_details = &details;
-    int tag = 0;
-    if (grpc_call_start_batch(call, ops, 6, &tag, nullptr) == GRPC_CALL_OK) {
-      grpc_completion_queue_next(cq_, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
-      grpc_slice_unref(details);
-    }
-    if (resp) grpc_byte_buffer_destroy(resp);
-    grpc_byte_buffer_destroy(req);
-    grpc_metadata_array_destroy(&initial);
-    grpc_metadata_array_destroy(&trailing);
-    grpc_call_unref(call);
-    return status;
+    raw_call_opts o = {};
+    o.method = "/test.Backend/Call";
+    o.body = "x";
+    o.body_len = 1;
+    o.wait_for_ready = 1;
+    o.timeout_ms = 10000;
+    return raw_call_unary(channel_, &o, nullptr, 0);
   }
 
  private:
   grpc_channel *channel_;
-  grpc_completion_queue *cq_;
 };
 
 Aperture__V1__GetRingStateResponse *QueryStatus(int port, const std::string &filter) {

@@ -331,33 +331,22 @@ TEST(StatusServerApi, ConnectionRefusedAfterStop) {
   ap_status_call_result_clear(&r);
 }
 
-// The service on a server the application owns and drives with its own
-// completion queue (only for its shutdown tag here).
-TEST(StatusServerApi, ServesOnApplicationOwnedServer) {
-  grpc_init();
-  grpc_server *server = grpc_server_create(nullptr, nullptr);
-  grpc_completion_queue *cq = grpc_completion_queue_create_for_next(nullptr);
-  grpc_server_register_completion_queue(server, cq, nullptr);
-  aperture_error err;
-  aperture_status_service *svc = nullptr;
-  ASSERT_EQ(aperture_status_register(server, &svc, &err), APERTURE_OK) << err.message;
+// Listens on 127.0.0.1 (the port in *port), starts the application-owned
+// `server` and then the status service registered on it.
+void ServeOwned(grpc_server *server, aperture_status_service *svc, int *port) {
   grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
-  int port = grpc_server_add_http2_port(server, "127.0.0.1:0", creds);
+  *port = grpc_server_add_http2_port(server, "127.0.0.1:0", creds);
   grpc_server_credentials_release(creds);
-  ASSERT_GT(port, 0);
+  ASSERT_GT(*port, 0);
   grpc_server_start(server);
+  aperture_error err;
   ASSERT_EQ(aperture_status_service_start(svc, &err), APERTURE_OK) << err.message;
-  {
-    RegisteredInstance inst("owned-server-target", 3);
-    Response r;
-    Query(port, &r, "owned");
-    ASSERT_EQ(r.status, GRPC_STATUS_OK) << r.details;
-    ASSERT_EQ(r.msg->n_rings, 1u);
-    EXPECT_EQ(r.msg->rings[0]->n_endpoints, 3u);
-    ap_status_call_result bad = Raw(port, kGetRingState, std::string("\xff", 1));
-    EXPECT_EQ(bad.status, GRPC_STATUS_INVALID_ARGUMENT) << bad.details;
-    ap_status_call_result_clear(&bad);
-  }
+}
+
+// Stops them the way an application does: the server's shutdown tag comes
+// back on its queue, then the service, the server and the queue go, and
+// the gRPC reference the test took.
+void StopOwned(grpc_server *server, grpc_completion_queue *cq, aperture_status_service *svc) {
   int tag = 0;
   grpc_server_shutdown_and_notify(server, cq, &tag);
   grpc_server_cancel_all_calls(server);
@@ -371,6 +360,32 @@ TEST(StatusServerApi, ServesOnApplicationOwnedServer) {
   }
   grpc_completion_queue_destroy(cq);
   grpc_shutdown();
+}
+
+// The service on a server the application owns and drives with its own
+// completion queue (only for its shutdown tag here).
+TEST(StatusServerApi, ServesOnApplicationOwnedServer) {
+  grpc_init();
+  grpc_server *server = grpc_server_create(nullptr, nullptr);
+  grpc_completion_queue *cq = grpc_completion_queue_create_for_next(nullptr);
+  grpc_server_register_completion_queue(server, cq, nullptr);
+  aperture_error err;
+  aperture_status_service *svc = nullptr;
+  ASSERT_EQ(aperture_status_register(server, &svc, &err), APERTURE_OK) << err.message;
+  int port = 0;
+  ASSERT_NO_FATAL_FAILURE(ServeOwned(server, svc, &port));
+  {
+    RegisteredInstance inst("owned-server-target", 3);
+    Response r;
+    Query(port, &r, "owned");
+    ASSERT_EQ(r.status, GRPC_STATUS_OK) << r.details;
+    ASSERT_EQ(r.msg->n_rings, 1u);
+    EXPECT_EQ(r.msg->rings[0]->n_endpoints, 3u);
+    ap_status_call_result bad = Raw(port, kGetRingState, std::string("\xff", 1));
+    EXPECT_EQ(bad.status, GRPC_STATUS_INVALID_ARGUMENT) << bad.details;
+    ap_status_call_result_clear(&bad);
+  }
+  StopOwned(server, cq, svc);
 }
 
 // On a server the application owns, Health/Check stays the application's:
@@ -406,28 +421,12 @@ TEST(StatusServerApi, HealthOnApplicationOwnedServerIsOptIn) {
   EXPECT_EQ(grpc_server_register_method(server, kHealthCheck, nullptr,
                                         GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0),
             nullptr);
-  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
-  int port = grpc_server_add_http2_port(server, "127.0.0.1:0", creds);
-  grpc_server_credentials_release(creds);
-  ASSERT_GT(port, 0);
-  grpc_server_start(server);
-  ASSERT_EQ(aperture_status_service_start(svc, &err), APERTURE_OK) << err.message;
+  int port = 0;
+  ASSERT_NO_FATAL_FAILURE(ServeOwned(server, svc, &port));
   ap_status_call_result r = Raw(port, kHealthCheck, "");
   EXPECT_EQ(r.status, GRPC_STATUS_OK) << r.details;
   ap_status_call_result_clear(&r);
-  int tag = 0;
-  grpc_server_shutdown_and_notify(server, cq, &tag);
-  grpc_server_cancel_all_calls(server);
-  grpc_event ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
-  EXPECT_EQ(ev.tag, &tag);
-  aperture_status_service_destroy(svc);
-  grpc_server_destroy(server);
-  grpc_completion_queue_shutdown(cq);
-  while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr).type !=
-         GRPC_QUEUE_SHUTDOWN) {
-  }
-  grpc_completion_queue_destroy(cq);
-  grpc_shutdown();
+  StopOwned(server, cq, svc);
 }
 
 TEST(StatusServerApi, RegisterRejectsNullAndDuplicateRegistration) {
