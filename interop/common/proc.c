@@ -124,6 +124,7 @@ int io_proc_wait_line(proc *p, const char *prefix, int timeout_ms, char *out, si
   }
 }
 
+pid_t io_proc_pid(const proc *p) { return p ? p->pid : -1; }
 
 int io_proc_signal(proc *p, int sig) {
   if (p == NULL || p->reaped) return -1;

@@ -27,6 +27,10 @@ proc *io_proc_start(char *const argv[], const char *stderr_path);
  * timeout, end of output or bad arguments. */
 int io_proc_wait_line(proc *p, const char *prefix, int timeout_ms, char *out, size_t out_len);
 
+/* Process id (also its process group id; the soak reads the child's
+ * memory from /proc/PID); -1 for NULL. */
+pid_t io_proc_pid(const proc *p);
+
 /* Sends `sig` to the child's process group. Returns 0 or -1. */
 int io_proc_signal(proc *p, int sig);
 
