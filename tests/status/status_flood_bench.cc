@@ -6,8 +6,8 @@
 // also holds a 100,000-endpoint ring so every query copies a full page.
 // Bounded: fixed calls per round, fixed rounds, the flood stops with each
 // round.
-//   bazel run -c opt //tests/status:status_flood_bench -- \
-//     [calls] [rounds] [flood_threads] [endpoints_per_status_call]
+//   bazel run -c opt //tests/status:status_flood_bench --
+//       [calls] [rounds] [flood_threads] [endpoints_per_status_call]
 #include <stdio.h>
 #include <stdlib.h>
 
