@@ -893,7 +893,7 @@ int main(int argc, char **argv) {
       char kerr[200];
       if (r < 0) return 2;
       if (io_fleet_affinity_check_kinds(v, kerr, sizeof(kerr)) != 0) {
-        fprintf(stderr, "flag --affinity: %s\n", kerr + (strncmp(kerr, "--modes: ", 9) == 0 ? 9 : 0));
+        fprintf(stderr, "flag --affinity: %s\n", kerr);
         return 2;
       }
       affinity_kinds = v;
@@ -936,6 +936,12 @@ int main(int argc, char **argv) {
   int want_peers = !want_default && strcmp(scenario, "peers") == 0; /* fleet_peers.h */
   int want_xds = !want_default && strcmp(scenario, "xds") == 0;       /* fleet_xds.h */
   int want_affinity = !want_default && strcmp(scenario, "affinity") == 0; /* fleet_affinity.h */
+  if (want_affinity && (rn.clients == 1 || rn.clients > FLEET_AFFINITY_MAX_CLIENTS ||
+                        rn.servers == 1 || rn.servers > FLEET_AFFINITY_MAX_SERVERS)) {
+    fprintf(stderr, "fleet: affinity: --servers in [2, %d] and --clients in [2, %d]\n",
+            FLEET_AFFINITY_MAX_SERVERS, FLEET_AFFINITY_MAX_CLIENTS);
+    return 2;
+  }
   char xds_err[200];
   if (want_xds && rn.modes != NULL && io_fleet_xds_check_modes(rn.modes, xds_err, sizeof(xds_err)) != 0) {
     fprintf(stderr, "flag %s\n", xds_err);

@@ -61,17 +61,17 @@ static int parse_kinds(const char *list, char out[][16], int max, char *err, siz
     size_t len = strcspn(p, ",");
     int known = (len == 6 && strncmp(p, "sticky", 6) == 0) || (len == 4 && strncmp(p, "hash", 4) == 0);
     if (!known) {
-      snprintf(err, err_len, "--modes: '%.*s' is not an affinity kind (sticky, hash)", (int)len, p);
+      snprintf(err, err_len, "'%.*s' is not an affinity kind (sticky, hash)", (int)len, p);
       return -1;
     }
     if (n == max) {
-      snprintf(err, err_len, "--modes: at most %d kinds for affinity", max);
+      snprintf(err, err_len, "at most %d kinds", max);
       return -1;
     }
     snprintf(out[n++], 16, "%.*s", (int)len, p);
     p += len + (p[len] == ',');
   }
-  if (n == 0) snprintf(err, err_len, "--modes: no kind given");
+  if (n == 0) snprintf(err, err_len, "no kind given");
   return n > 0 ? n : -1;
 }
 
@@ -82,7 +82,7 @@ int io_fleet_affinity_check_kinds(const char *kinds, char *err, size_t err_len) 
     err_len = sizeof(local);
   }
   if (kinds == NULL) {
-    snprintf(err, err_len, "--modes: missing");
+    snprintf(err, err_len, "missing");
     return -1;
   }
   return parse_kinds(kinds, k, FLEET_AFFINITY_MAX_KINDS, err, err_len) < 0 ? -1 : 0;

@@ -60,7 +60,7 @@ typedef struct fleet_affinity_row {
   int keys_agree;       /* keys whose two clients chose the same owner */
 } fleet_affinity_row;
 
-/* Checks a --modes list for this scenario ("sticky", "hash"). Returns 0,
+/* Checks a --affinity list for this scenario ("sticky", "hash"). Returns 0,
  * or -1 with a message naming the bad item in err. */
 int io_fleet_affinity_check_kinds(const char *kinds, char *err, size_t err_len);
 

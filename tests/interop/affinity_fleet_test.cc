@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -70,13 +71,16 @@ TEST(AffinityFleetTest, EachKeyStaysOnOneOwnerInsideItsClientsAperture) {
   }
 }
 
-TEST(AffinityFleetTest, UnknownKindIsAUsageError) {
+TEST(AffinityFleetTest, UnknownKindOrOneClientIsAUsageError) {
   std::string dir = TempDir("affinity_fleet_usage");
-  Child fleet(InteropBinary("fleet"),
-              {"--scenario", "affinity", "--affinity", "ring", "--out-dir", dir},
-              dir + "/fleet.log");
-  int status = fleet.Wait(30000);
-  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  for (const auto &args : {std::vector<std::string>{"--affinity", "ring"},
+                           std::vector<std::string>{"--clients", "1"}}) {
+    std::vector<std::string> argv = {"--scenario", "affinity", "--out-dir", dir};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Child fleet(InteropBinary("fleet"), argv, dir + "/fleet.log");
+    int status = fleet.Wait(30000);
+    EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[0];
+  }
 }
 
 }  // namespace
