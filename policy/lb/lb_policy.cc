@@ -99,7 +99,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   grpc_core::ChannelArgs args_;
   // The applied membership; null before the first good update and after a
   // failure that dropped the endpoints.
-  std::unique_ptr<const RingSnapshot> ring_;
+  // Shared with the published state; built once per rebuild.
+  std::shared_ptr<const RingSnapshot> ring_;
+  UsableMask usable_;  // widening input, kept in step with ring_
   AperturePtr widened_;    // null when no widening is needed
   uint64_t ring_key_ = 0;  // ring_->key() of the last build: detects rebuilds
   Coordinate coordinate_;
@@ -346,6 +348,7 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   // Swap in the new ring; endpoints stay keyed by address.
   widened_.reset();
   ring_ = std::move(*built);
+  usable_.Reset(*ring_);
   coordinate_ = ring_->coordinate();
   const ap_aperture* base = ring_->aperture();
   last_status_ = RingStatusNote(*ring_);
@@ -367,20 +370,14 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
 
 void AperturePolicy::RecomputeApertureLocked(const char* reason) {
   if (ring_ == nullptr) return;
-  const size_t n = ring_->size();
   // A member counts as usable until it fails; endpoints without a
   // subchannel are assumed usable (they get one when they become members).
-  std::vector<uint8_t> usable(n, 1);
-  for (size_t i = 0; i < n; ++i) {
-    auto it = endpoints_.find(ring_->address(i));
-    if (it != endpoints_.end() && it->second->failed()) usable[i] = 0;
-    if (ring_->draining(i)) usable[i] = 0;  // the widening covers it
-  }
+  const uint8_t* usable = usable_.Mark(*ring_, endpoints_);
   size_t previous_widened =
       widened_ != nullptr ? ap_aperture_widened_count(widened_.get()) : 0;
   ap_aperture* raw = nullptr;
   ap_error err;
-  if (ap_aperture_widen(ring_->ring(), ring_->aperture(), usable.data(),
+  if (ap_aperture_widen(ring_->ring(), ring_->aperture(), usable,
                         ring_->min_ready(), &raw, &err) != AP_OK) {
     gpr_log(GPR_ERROR, "[aperture %p] widening failed: %s", this, err.message);
     raw = nullptr;
@@ -532,7 +529,7 @@ void AperturePolicy::UpdatePickerLocked() {
 void AperturePolicy::PublishStateLocked() {
   PolicyView view;
   view.settings = config_ != nullptr ? &config_->settings() : nullptr;
-  view.ring = ring_.get();
+  view.ring = ring_;
   view.members = current();
   view.coordinate = &coordinate_;
   view.endpoints = &endpoints_;
