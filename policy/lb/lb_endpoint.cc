@@ -62,6 +62,30 @@ void Endpoint::OnStateChangeLocked(grpc_connectivity_state state,
   observer_->OnEndpointStateChangeLocked(this, old_state, old_failed);
 }
 
+void UsableMask::Reset(const RingSnapshot& ring) {
+  usable_.assign(ring.size(), 1);
+  for (size_t i = 0; i < ring.size(); ++i) {
+    if (ring.draining(i)) usable_[i] = 0;  // the widening covers it
+  }
+  cleared_.clear();
+  writes_ += ring.size();
+}
+
+const uint8_t* UsableMask::Mark(const RingSnapshot& ring,
+                                const EndpointMap& endpoints) {
+  for (uint32_t i : cleared_) usable_[i] = ring.draining(i) ? 0 : 1;
+  writes_ += cleared_.size();
+  cleared_.clear();
+  for (const auto& kv : endpoints) {
+    uint32_t index = 0;
+    if (!kv.second->failed() || !ring.IndexOf(kv.first, &index)) continue;
+    usable_[index] = 0;
+    cleared_.push_back(index);
+  }
+  writes_ += cleared_.size();
+  return usable_.data();
+}
+
 void ConnectIdleEndpoints(const EndpointMap& endpoints) {
   for (const auto& kv : endpoints) {
     if (kv.second->state() == GRPC_CHANNEL_IDLE) {

@@ -98,6 +98,27 @@ struct ApertureCensus {
   const Endpoint* last_failed = nullptr;    // the last failed one, if any
 };
 
+// The ready[] array ap_aperture_widen() takes: one byte per ring endpoint,
+// 0 for a draining member or a failed endpoint. Reset() fills it once per
+// rebuild (O(N)); Mark() then only touches the endpoints with a subchannel
+// (O(aperture)), so a member's connectivity change costs no O(N) pass.
+class UsableMask {
+ public:
+  // Every member of `ring` usable but the draining ones.
+  void Reset(const RingSnapshot& ring);
+  // Restores the endpoints the last Mark() cleared, clears the failed ones
+  // of `endpoints` (members of the ring Reset() saw) and returns the array
+  // (ring.size() bytes, valid until the next call).
+  const uint8_t* Mark(const RingSnapshot& ring, const EndpointMap& endpoints);
+  // Bytes written by Reset() and Mark() so far (for tests).
+  uint64_t writes() const { return writes_; }
+
+ private:
+  std::vector<uint8_t> usable_;
+  std::vector<uint32_t> cleared_;  // failed endpoints cleared by Mark()
+  uint64_t writes_ = 0;
+};
+
 // Asks every IDLE endpoint to connect.
 void ConnectIdleEndpoints(const EndpointMap& endpoints);
 

@@ -171,8 +171,11 @@ bool PeerTracker::HoldFirstRingLocked() {
   return true;
 }
 
-void PeerTracker::NoteAppliedLocked(bool known, uint32_t peer_index,
-                                    uint32_t peer_count) {
+Coordinate PeerTracker::ResolveLocked(const ApertureSettings& settings,
+                                      const grpc_core::ChannelArgs& args) {
+  Coordinate c = ResolveCoordinate(settings, ArgCoordinateOf(args), admitted_);
+  const bool known = c.known;
+  const uint32_t peer_index = c.peer_index, peer_count = c.peer_count;
   if (applied_once_ &&
       (known != applied_known_ || peer_index != applied_index_ ||
        peer_count != applied_count_)) {
@@ -182,6 +185,7 @@ void PeerTracker::NoteAppliedLocked(bool known, uint32_t peer_index,
   applied_known_ = known;
   applied_index_ = peer_index;
   applied_count_ = peer_count;
+  return c;
 }
 
 void PeerTracker::FillState(PublishedState* state) const {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "policy/lb/lb_config.h"
+#include "policy/lb/lb_coordinate.h"
 #include "policy/lb/lb_state.h"
 #include "policy/lb/lb_peer_coordinate.h"
 #include "policy/lb/lb_peer_self.h"
@@ -54,8 +55,11 @@ class PeerTracker : public grpc_core::RefCounted<PeerTracker> {
   // (then the fallback applies). Starts the wait on the first call; the
   // answer, or the end of the wait, calls `rebuild`.
   bool HoldFirstRingLocked();
-  // Records the coordinate the policy built with; counts the changes.
-  void NoteAppliedLocked(bool known, uint32_t peer_index, uint32_t peer_count);
+  // The coordinate to build with now (ResolveCoordinate() over `settings`,
+  // the channel's `args` and the admitted peer coordinate); records it as
+  // applied and counts the changes.
+  Coordinate ResolveLocked(const ApertureSettings& settings,
+                           const grpc_core::ChannelArgs& args);
   // Adds the peer target, peer fingerprint and coordinate changes.
   void FillState(PublishedState* state) const;
   void ShutdownLocked();

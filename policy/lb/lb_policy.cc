@@ -78,8 +78,6 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   absl::Status ApplyMembershipLocked(const char* reason);
   void ScheduleMembershipTimerLocked();
   void OnMembershipTimerLocked();
-  void ScheduleReresolutionTimerLocked();
-  void OnReresolutionTimerLocked();
   void RecomputeApertureLocked(const char* reason);
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
@@ -99,7 +97,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   grpc_core::ChannelArgs args_;
   // The applied membership; null before the first good update and after a
   // failure that dropped the endpoints.
-  std::unique_ptr<const RingSnapshot> ring_;
+  // Shared with the published state; built once per rebuild.
+  std::shared_ptr<const RingSnapshot> ring_;
+  UsableMask usable_;  // widening input, kept in step with ring_
   AperturePtr widened_;    // null when no widening is needed
   uint64_t ring_key_ = 0;  // ring_->key() of the last build: detects rebuilds
   Coordinate coordinate_;
@@ -112,17 +112,16 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   // fires at its next deadline (grace expiry, end of a coalescing window).
   Membership membership_;
   grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
-  // Periodic re-resolution (reresolutionIntervalMs), and the interval the
-  // running timer was started with.
-  grpc_core::OrphanablePtr<SerializedTimer> reresolution_timer_;
-  uint64_t reresolution_interval_ms_ = 0;
+  PeriodicTimer reresolution_timer_;  // reresolutionIntervalMs
   bool active_ = false;      // connections requested
   bool ever_ready_ = false;  // a READY picker was published
   bool syncing_ = false;
   bool shutdown_ = false;
 };
 
-AperturePolicy::AperturePolicy(Args args) : LoadBalancingPolicy(std::move(args)) {
+AperturePolicy::AperturePolicy(Args args)
+    : LoadBalancingPolicy(std::move(args)),
+      reresolution_timer_(work_serializer()) {
   auto uri = channel_args().GetString(APERTURE_ARG_SERVER_URI);
   target_ = uri.has_value()
                 ? std::string(*uri)
@@ -159,7 +158,7 @@ void AperturePolicy::ShutdownLocked() {
   shutdown_ = true;
   peers_->ShutdownLocked();
   membership_timer_.reset();
-  reresolution_timer_.reset();
+  reresolution_timer_.StopLocked();
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
@@ -204,7 +203,13 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   if (settings.eager_connect) active_ = true;
   affinity_.Configure(settings.affinity);
   peers_->ConfigureLocked(settings);
-  ScheduleReresolutionTimerLocked();
+  // gRPC's resolvers rate-limit re-resolution themselves (c-ares:
+  // grpc.dns_min_time_between_resolutions_ms).
+  reresolution_timer_.ConfigureLocked(
+      settings.reresolution_interval_ms,
+      [this, self = Ref(DEBUG_LOCATION, "ReresolutionTimer")]() {
+        channel_control_helper()->RequestReresolution();
+      });
 
   if (!args.addresses.ok()) {
     std::string msg = absl::StrCat("aperture: resolver error: ",
@@ -299,43 +304,11 @@ void AperturePolicy::OnMembershipTimerLocked() {
   ScheduleMembershipTimerLocked();
 }
 
-// Keeps one timer running while reresolutionIntervalMs is set; a changed
-// interval starts over with the new one.
-void AperturePolicy::ScheduleReresolutionTimerLocked() {
-  const uint64_t interval = config_->settings().reresolution_interval_ms;
-  if (shutdown_ || interval == 0) {
-    reresolution_timer_.reset();
-    reresolution_interval_ms_ = 0;
-    return;
-  }
-  if (reresolution_timer_ != nullptr && reresolution_interval_ms_ == interval) {
-    return;
-  }
-  reresolution_interval_ms_ = interval;
-  reresolution_timer_ = grpc_core::MakeOrphanable<SerializedTimer>(
-      work_serializer(), MonotonicNowMs() + interval,
-      [self = Ref(DEBUG_LOCATION, "ReresolutionTimer")]() {
-        static_cast<AperturePolicy*>(self.get())->OnReresolutionTimerLocked();
-      });
-}
-
-void AperturePolicy::OnReresolutionTimerLocked() {
-  reresolution_timer_.reset();
-  if (shutdown_) return;
-  // gRPC's resolvers rate-limit these requests themselves (c-ares:
-  // grpc.dns_min_time_between_resolutions_ms).
-  channel_control_helper()->RequestReresolution();
-  ScheduleReresolutionTimerLocked();
-}
-
 // Builds the ring and the aperture from the effective membership (draining
 // members keep their slot) and the current config.
 absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   const ApertureSettings& settings = config_->settings();
-  Coordinate coordinate = ResolveCoordinate(settings, ArgCoordinateOf(args_),
-                                            peers_->coordinate());
-  peers_->NoteAppliedLocked(coordinate.known, coordinate.peer_index,
-                            coordinate.peer_count);
+  Coordinate coordinate = peers_->ResolveLocked(settings, args_);
   auto built = BuildRingSnapshot(membership_.Members(), settings, coordinate,
                                  ProcessRandomSeed());
   if (!built.ok()) return EnterTransientFailureLocked(built.status(), true);
@@ -346,6 +319,7 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   // Swap in the new ring; endpoints stay keyed by address.
   widened_.reset();
   ring_ = std::move(*built);
+  usable_.Reset(*ring_);
   coordinate_ = ring_->coordinate();
   const ap_aperture* base = ring_->aperture();
   last_status_ = RingStatusNote(*ring_);
@@ -367,20 +341,14 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
 
 void AperturePolicy::RecomputeApertureLocked(const char* reason) {
   if (ring_ == nullptr) return;
-  const size_t n = ring_->size();
   // A member counts as usable until it fails; endpoints without a
   // subchannel are assumed usable (they get one when they become members).
-  std::vector<uint8_t> usable(n, 1);
-  for (size_t i = 0; i < n; ++i) {
-    auto it = endpoints_.find(ring_->address(i));
-    if (it != endpoints_.end() && it->second->failed()) usable[i] = 0;
-    if (ring_->draining(i)) usable[i] = 0;  // the widening covers it
-  }
+  const uint8_t* usable = usable_.Mark(*ring_, endpoints_);
   size_t previous_widened =
       widened_ != nullptr ? ap_aperture_widened_count(widened_.get()) : 0;
   ap_aperture* raw = nullptr;
   ap_error err;
-  if (ap_aperture_widen(ring_->ring(), ring_->aperture(), usable.data(),
+  if (ap_aperture_widen(ring_->ring(), ring_->aperture(), usable,
                         ring_->min_ready(), &raw, &err) != AP_OK) {
     gpr_log(GPR_ERROR, "[aperture %p] widening failed: %s", this, err.message);
     raw = nullptr;
@@ -532,7 +500,7 @@ void AperturePolicy::UpdatePickerLocked() {
 void AperturePolicy::PublishStateLocked() {
   PolicyView view;
   view.settings = config_ != nullptr ? &config_->settings() : nullptr;
-  view.ring = ring_.get();
+  view.ring = ring_;
   view.members = current();
   view.coordinate = &coordinate_;
   view.endpoints = &endpoints_;

@@ -11,11 +11,16 @@
 
 namespace aperture_lb {
 
-bool RingSnapshot::IsDraining(const std::string& address) const {
-  for (const EffectiveMember& m : members_) {
-    if (m.draining && m.address == address) return true;
-  }
-  return false;
+bool RingSnapshot::IndexOf(std::string_view address, uint32_t* index) const {
+  auto it = index_of_.find(address);
+  if (it == index_of_.end()) return false;
+  *index = it->second;
+  return true;
+}
+
+bool RingSnapshot::IsDraining(std::string_view address) const {
+  uint32_t index = 0;
+  return IndexOf(address, &index) && members_[index].draining;
 }
 
 std::string RingStatusNote(const RingSnapshot& ring) {
@@ -63,6 +68,10 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
     s->members_.push_back(std::move(members[order[k]]));
     weights[k] = s->members_[k].weight;
     s->draining_count_ += s->members_[k].draining ? 1 : 0;
+  }
+  s->index_of_.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    s->index_of_.emplace(s->members_[k].address, static_cast<uint32_t>(k));
   }
 
   ap_subset_params params;

@@ -1,8 +1,10 @@
 // One applied membership, frozen: the members in the agreed ring order, the
-// ring over their weights, the base aperture (before any widening) and the
-// coordinate it was computed for. Built only by BuildRingSnapshot(), a pure
-// function of its arguments; immutable afterwards; frees its core objects
-// itself.
+// ring over their weights, the base aperture (before any widening), the
+// coordinate it was computed for and an address -> ring index map. Built
+// only by BuildRingSnapshot(), a pure function of its arguments, once per
+// rebuild; immutable afterwards, so the policy shares it by reference with
+// the state publisher (a connectivity change copies nothing of size N);
+// frees its core objects itself.
 #ifndef APERTURE_LB_RING_SNAPSHOT_H
 #define APERTURE_LB_RING_SNAPSHOT_H
 
@@ -11,6 +13,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,8 +37,11 @@ class RingSnapshot {
   const std::string& address(size_t i) const { return members_[i].address; }
   bool draining(size_t i) const { return members_[i].draining; }
   size_t draining_count() const { return draining_count_; }
-  // True when `address` is a member in its removal grace.
-  bool IsDraining(const std::string& address) const;
+  // True when `address` is a member in its removal grace. O(1).
+  bool IsDraining(std::string_view address) const;
+  // Sets *index to the ring index of `address` and returns true; false
+  // when it is not a member. O(1).
+  bool IndexOf(std::string_view address, uint32_t* index) const;
 
   const ap_ring* ring() const { return ring_.get(); }
   const ap_aperture* aperture() const { return aperture_.get(); }
@@ -56,6 +63,8 @@ class RingSnapshot {
   RingSnapshot() = default;
 
   std::vector<EffectiveMember> members_;
+  // Keys view members_[i].address, which never moves after the build.
+  std::unordered_map<std::string_view, uint32_t> index_of_;
   size_t draining_count_ = 0;
   RingPtr ring_;
   AperturePtr aperture_;

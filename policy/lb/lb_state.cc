@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
 #include "policy/core/ap_order.h"
 #include "policy/core/ap_ring.h"
 
@@ -21,6 +25,19 @@ int ToApConnectivity(grpc_connectivity_state state) {
   return static_cast<int>(state);
 }
 
+std::atomic<uint64_t> g_publishes{0};
+std::atomic<uint64_t> g_published_entries{0};
+
+// What the ring alone says of endpoint i (not in the aperture, no subchannel).
+PublishedEndpoint StaticEndpoint(const RingSnapshot& ring, size_t i) {
+  PublishedEndpoint e;
+  e.address = ring.address(i);
+  e.ring_index = static_cast<uint32_t>(i);
+  e.endpoint_weight = ap_ring_weight(ring.ring(), i);
+  e.draining = ring.draining(i);
+  return e;
+}
+
 }  // namespace
 
 std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
@@ -35,7 +52,7 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
     state->mode = ap_mode_name(view.settings->mode);
     state->min_aperture = view.settings->min_aperture;
   }
-  const RingSnapshot* ring = view.ring;
+  const RingSnapshot* ring = view.ring.get();
   const ap_aperture* members = view.members;
   if (members == nullptr || ring == nullptr) return state;
   state->mode = ap_mode_name(ap_aperture_mode(members));
@@ -45,26 +62,35 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   state->physical_aperture =
       static_cast<uint32_t>(ap_aperture_count(ring->aperture()));
   state->widened = static_cast<uint32_t>(ap_aperture_widened_count(members));
+  state->draining = static_cast<uint32_t>(ring->draining_count());
   char hex[17];
   ap_fingerprint_format(ring->fingerprint(), hex);
   state->fingerprint = hex;
-  state->endpoints.resize(ring->size());
-  for (size_t i = 0; i < ring->size(); ++i) {
-    PublishedEndpoint& e = state->endpoints[i];
-    e.address = ring->address(i);
-    e.ring_index = static_cast<uint32_t>(i);
-    e.endpoint_weight = ap_ring_weight(ring->ring(), i);
-    e.draining = ring->draining(i);
-    state->draining += e.draining ? 1 : 0;
-    size_t slot = 0;
-    if (ap_aperture_find(members, static_cast<uint32_t>(i), &slot)) {
-      const ap_member* m = ap_aperture_member(members, slot);
-      e.intersection = m->intersection;
-      e.pick_weight = m->pick_weight;
-      e.in_aperture = true;
-      e.widened = m->widened != 0;
-    }
-    auto it = view.endpoints->find(ring->address(i));
+  state->ring = view.ring;
+  // Live entries: the members in effect, then any subchannel outside them.
+  const size_t count = ap_aperture_count(members);
+  state->live.reserve(count + view.endpoints->size());
+  for (size_t k = 0; k < count; ++k) {
+    const ap_member* m = ap_aperture_member(members, k);
+    PublishedEndpoint e = StaticEndpoint(*ring, m->index);
+    e.intersection = m->intersection;
+    e.pick_weight = m->pick_weight;
+    e.in_aperture = true;
+    e.widened = m->widened != 0;
+    state->live.push_back(std::move(e));
+  }
+  for (const auto& kv : *view.endpoints) {
+    uint32_t index = 0;
+    if (!ring->IndexOf(kv.first, &index)) continue;
+    if (ap_aperture_find(members, index, nullptr)) continue;
+    state->live.push_back(StaticEndpoint(*ring, index));
+  }
+  std::sort(state->live.begin(), state->live.end(),
+            [](const PublishedEndpoint& a, const PublishedEndpoint& b) {
+              return a.ring_index < b.ring_index;
+            });
+  for (PublishedEndpoint& e : state->live) {
+    auto it = view.endpoints->find(e.address);
     if (it != view.endpoints->end()) {
       e.connectivity = ToApConnectivity(it->second->state());
       e.counters = it->second->counters();
@@ -73,7 +99,24 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   return state;
 }
 
+PublishedEndpoint PublishedState::endpoint(size_t i) const {
+  auto it = std::lower_bound(
+      live.begin(), live.end(), i,
+      [](const PublishedEndpoint& e, size_t index) { return e.ring_index < index; });
+  if (it != live.end() && it->ring_index == i) return *it;
+  return StaticEndpoint(*ring, i);
+}
+
+PublishWork PublishWorkSoFar() {
+  return PublishWork{g_publishes.load(), g_published_entries.load()};
+}
+
 void StatePublisher::Publish(std::shared_ptr<const PublishedState> state) {
+  g_publishes.fetch_add(1, std::memory_order_relaxed);
+  if (state != nullptr) {
+    g_published_entries.fetch_add(state->live.size(),
+                                  std::memory_order_relaxed);
+  }
   {
     absl::MutexLock lock(&mu_);
     state_.swap(state);
@@ -123,8 +166,8 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
   // Only the page the request asks for is copied.
   size_t first = 0, count = 0;
-  ap_snapshot_query_page(out->query, s.endpoints.size(), &first, &count);
-  out->endpoint_count = s.endpoints.size();
+  ap_snapshot_query_page(out->query, s.endpoint_count(), &first, &count);
+  out->endpoint_count = s.endpoint_count();
   out->first_endpoint = first;
   out->copied_endpoints = 0;
   out->endpoints = nullptr;
@@ -138,7 +181,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     out->copied_endpoints = count;
   }
   for (size_t i = 0; i < count; ++i) {
-    const PublishedEndpoint& e = s.endpoints[first + i];
+    const PublishedEndpoint e = s.endpoint(first + i);
     ap_endpoint_state* o = &out->endpoints[i];
     o->address = strdup(e.address.c_str());
     if (o->address == nullptr) {

@@ -49,7 +49,15 @@ struct PublishedState {
   uint32_t draining = 0;
   std::string fingerprint;
   std::string last_status;
-  std::vector<PublishedEndpoint> endpoints;  // ring order
+  // Every ring endpoint, in ring order, is ring->members()[i] plus, for
+  // the few with live data (aperture members, endpoints with a
+  // subchannel), its entry in `live`. The ring is shared with the policy,
+  // built once per rebuild: a publish copies O(aperture) entries, never N.
+  std::shared_ptr<const RingSnapshot> ring;  // null without a ring
+  std::vector<PublishedEndpoint> live;       // ascending ring_index
+  size_t endpoint_count() const { return ring != nullptr ? ring->size() : 0; }
+  // The endpoint at ring index i < endpoint_count(). O(log aperture).
+  PublishedEndpoint endpoint(size_t i) const;
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
   // Peer discovery (peer_tracker.h): the watched target ("" = none), the
   // fingerprint of the peer list behind the coordinate ("" = none), and how
@@ -63,7 +71,7 @@ struct PublishedState {
 // call to DescribePolicy() only.
 struct PolicyView {
   const ApertureSettings* settings = nullptr;  // null before the first update
-  const RingSnapshot* ring = nullptr;          // null without a ring
+  std::shared_ptr<const RingSnapshot> ring;    // null without a ring
   const ap_aperture* members = nullptr;  // the aperture in effect (widened)
   const Coordinate* coordinate = nullptr;
   const EndpointMap* endpoints = nullptr;
@@ -71,8 +79,17 @@ struct PolicyView {
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
 };
 
-// The state the status service shows for `view`.
+// The state the status service shows for `view`: shares view.ring and
+// copies the live data of the aperture members and the subchannels only.
 std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view);
+
+// Process-wide work counters of the publishers, for tests: how many states
+// were published and how many per-endpoint entries they copied in all.
+struct PublishWork {
+  uint64_t publishes = 0;
+  uint64_t endpoint_entries = 0;
+};
+PublishWork PublishWorkSoFar();
 
 // Counters that change without a new published state.
 struct LiveCounters {

@@ -53,4 +53,29 @@ void SerializedTimer::OnTimerLocked(grpc_error_handle error) {
   Unref();
 }
 
+void PeriodicTimer::ConfigureLocked(uint64_t interval_ms,
+                                    std::function<void()> on_fire) {
+  if (interval_ms == 0) {
+    timer_.reset();
+    on_fire_ = nullptr;
+    interval_ms_ = 0;
+    return;
+  }
+  if (timer_ != nullptr && interval_ms_ == interval_ms) return;
+  interval_ms_ = interval_ms;
+  on_fire_ = std::move(on_fire);
+  StartLocked();
+}
+
+void PeriodicTimer::StartLocked() {
+  timer_ = grpc_core::MakeOrphanable<SerializedTimer>(
+      serializer_, MonotonicNowMs() + interval_ms_, [this]() {
+        timer_.reset();
+        if (on_fire_ == nullptr) return;
+        StartLocked();  // first: on_fire_ may stop or reconfigure
+        std::function<void()> on_fire = on_fire_;
+        on_fire();
+      });
+}
+
 }  // namespace aperture_lb

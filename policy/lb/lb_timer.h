@@ -48,6 +48,28 @@ class SerializedTimer : public grpc_core::InternallyRefCounted<SerializedTimer> 
   bool pending_ = true;  // only touched in the serializer
 };
 
+// Runs a callback every interval in the serializer (e.g. the policy's
+// periodic re-resolution). Every method runs in the serializer.
+class PeriodicTimer {
+ public:
+  explicit PeriodicTimer(std::shared_ptr<grpc_core::WorkSerializer> serializer)
+      : serializer_(std::move(serializer)) {}
+
+  // Runs `on_fire` every `interval_ms` from now on; 0 stops. The interval
+  // already running keeps its timer and callback; a changed one starts
+  // over. `on_fire` may hold a ref to its owner: StopLocked() drops it.
+  void ConfigureLocked(uint64_t interval_ms, std::function<void()> on_fire);
+  void StopLocked() { ConfigureLocked(0, nullptr); }
+
+ private:
+  void StartLocked();
+
+  std::shared_ptr<grpc_core::WorkSerializer> serializer_;
+  uint64_t interval_ms_ = 0;
+  std::function<void()> on_fire_;
+  grpc_core::OrphanablePtr<SerializedTimer> timer_;
+};
+
 }  // namespace aperture_lb
 
 #endif  // APERTURE_LB_TIMER_H
