@@ -5,27 +5,43 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "policy/lb/lb_ring_snapshot.h"
 #include "policy/lb/lb_state.h"
 #include "policy/registry/ap_registry.h"
 
 namespace aperture_lb {
 namespace {
 
+// A published state over a ring of `endpoints` addresses (the ring built as
+// the policy builds it, shared by the state).
 std::shared_ptr<PublishedState> StateWith(size_t endpoints) {
+  grpc_resolved_address raw;
+  memset(&raw, 0, sizeof(raw));
+  std::vector<EffectiveMember> members;
+  for (size_t i = 0; i < endpoints; ++i) {
+    members.push_back(EffectiveMember{
+        "10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ":443",
+        grpc_core::ServerAddress(raw, grpc_core::ChannelArgs()), 1.0, false});
+  }
+  ApertureSettings settings;
+  settings.mode = AP_MODE_CONTINUOUS;
+  settings.min_aperture = 3;
+  Coordinate coordinate;
+  coordinate.known = true;
+  coordinate.peer_index = 0;
+  coordinate.peer_count = 1;
+  coordinate.source = AP_COORDINATE_CONFIG;
+  auto built = BuildRingSnapshot(std::move(members), settings, coordinate, 7);
+  EXPECT_TRUE(built.ok()) << built.status();
   auto state = std::make_shared<PublishedState>();
   state->mode = "continuous";
   state->fingerprint = "00000000000000ab";
-  state->endpoints.resize(endpoints);
-  for (size_t i = 0; i < endpoints; ++i) {
-    PublishedEndpoint& e = state->endpoints[i];
-    e.address = "10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ":443";
-    e.ring_index = static_cast<uint32_t>(i);
-    e.in_aperture = i < 3;
-    e.connectivity = AP_CONN_READY;
-  }
+  if (built.ok()) state->ring = std::shared_ptr<const RingSnapshot>(std::move(*built));
   return state;
 }
 
@@ -44,7 +60,9 @@ TEST(StatePublisher, FilteredOutChannelCopiesNothing) {
 
 TEST(StatePublisher, CopiesOnlyTheRequestedPage) {
   StatePublisher publisher("dns:///orders.svc:443");
-  publisher.Publish(StateWith(5000));
+  auto state = StateWith(5000);
+  ASSERT_NE(state->ring, nullptr);
+  publisher.Publish(state);
   ap_snapshot_query query = {"orders", 1200, 25};
   ap_ring_state out;
   memset(&out, 0, sizeof out);
@@ -55,7 +73,8 @@ TEST(StatePublisher, CopiesOnlyTheRequestedPage) {
   EXPECT_EQ(out.first_endpoint, 1200u);
   ASSERT_EQ(out.copied_endpoints, 25u);
   EXPECT_EQ(out.endpoints[0].ring_index, 1200u);
-  EXPECT_STREQ(out.endpoints[24].address, "10.1.4.200:443");  // endpoint 1224
+  EXPECT_EQ(out.endpoints[24].ring_index, 1224u);
+  EXPECT_EQ(out.endpoints[24].address, state->ring->address(1224));
   EXPECT_STREQ(out.fingerprint, "00000000000000ab");
   ap_ring_state_clear(&out);
 
