@@ -30,9 +30,9 @@ class PeerWatcher : public std::enable_shared_from_this<PeerWatcher> {
   PeerWatcher(std::string target, uint64_t refresh_ms)
       : target_(std::move(target)),
         refresh_ms_(refresh_ms),
+        latest_(std::make_shared<PeerList>()),
         serializer_(std::make_shared<grpc_core::WorkSerializer>()),
-        pollset_set_(grpc_pollset_set_create()),
-        latest_(std::make_shared<PeerList>()) {}
+        pollset_set_(grpc_pollset_set_create()) {}
   ~PeerWatcher() { grpc_pollset_set_destroy(pollset_set_); }
 
   void Start() {

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,12 +245,25 @@ static void reply_busy(ap_status_reply *reply, const char *why, unsigned max_cal
            max_calls, AP_STATUS_MAX_CALLS_ENV);
 }
 
+/* Status answers are for operators, calls are the service: the thread that
+ * builds an answer runs at the idle scheduling class (Linux; elsewhere, or
+ * if refused, at the normal one), so a flood of queries takes CPU time that
+ * the channels leave unused rather than time they need. */
+static void yield_cpu_to_calls(void) {
+#ifdef SCHED_IDLE
+  struct sched_param param;
+  memset(&param, 0, sizeof param);
+  (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
+#endif
+}
+
 /* Computes and sends one admitted GetRingState answer on its own thread.
  * The slot is released once the answer is built (the costly part), before
  * it is sent. The call's posted tag keeps `svc` alive until tag_done. */
 static void *serve_ring_state(void *arg) {
   status_call *c = arg;
   struct aperture_status_service *svc = c->svc;
+  yield_cpu_to_calls();
   ap_status_reply reply;
   handle(c, &reply);
   release_slot(svc);

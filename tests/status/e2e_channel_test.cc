@@ -305,7 +305,9 @@ TEST_F(EndToEnd, StatusMatchesWhatTheChannelDid) {
     const Aperture__V1__EndpointState *e = ring->endpoints[i];
     auto it = expected.find(e->address);
     EXPECT_EQ(e->in_aperture, it != expected.end()) << e->address;
-    if (it != expected.end()) EXPECT_NEAR(e->pick_weight, it->second, 1e-9) << e->address;
+    if (it != expected.end()) {
+      EXPECT_NEAR(e->pick_weight, it->second, 1e-9) << e->address;
+    }
   }
   EXPECT_GE(ring->subchannels_created, members);
 
