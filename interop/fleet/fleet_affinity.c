@@ -12,18 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <grpc/grpc.h>
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/common/delay_queue.h"
 #include "interop/common/json_read.h"
 #include "interop/common/json_write.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 
 #define MAX_N FLEET_AFFINITY_MAX_SERVERS
@@ -47,13 +46,6 @@ typedef struct clients {
   grpc_channel *stats[MAX_C], *status[MAX_C];
   char summary[MAX_C][4400];
 } clients;
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static double now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 static int parse_kinds(const char *list, char out[][16], int max, char *err, size_t err_len) {
   int n = 0;
@@ -249,9 +241,9 @@ static int read_aperture(const affinity_fleet *af, grpc_channel *ch, uint8_t *me
 /* Waits until every client's aperture is READY and unchanged over two
  * polls; fills row->aperture. 1 when settled. */
 static int settle(const affinity_fleet *af, const clients *cl, fleet_affinity_row *row) {
-  double deadline = now_ms() + SETTLE_TIMEOUT_MS;
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   int good = 0;
-  while (now_ms() < deadline) {
+  while (io_fleet_now_ms() < deadline) {
     int ok = 1;
     for (int c = 0; c < cl->n; c++) {
       uint8_t member[MAX_N];
@@ -261,7 +253,7 @@ static int settle(const affinity_fleet *af, const clients *cl, fleet_affinity_ro
     }
     good = ok ? good + 1 : 0;
     if (good >= 2) return 1;
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
   return 0;
 }
@@ -365,7 +357,7 @@ static void run_kind(affinity_fleet *af, const char *kind, fleet_affinity_row *r
     return;
   }
   for (int w = 0; w < WINDOWS && row->complete; w++) {
-    if (w > 0) sleep_ms(WINDOW_GAP_MS);
+    if (w > 0) io_fleet_sleep_ms(WINDOW_GAP_MS);
     for (int c = 0; c < cl.n; c++) {
       if (take_window(af, &cl, c, row) != 0) {
         snprintf(row->error, sizeof(row->error), "client %d's stats server did not answer", c);

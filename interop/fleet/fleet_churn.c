@@ -18,15 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <grpc/grpc.h>
 
 #include "aperture/v1/status.pb-c.h"
 #include "interop/fleet/churn_model.h"
-#include "interop/common/delay_queue.h"
 #include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
@@ -64,13 +63,6 @@ typedef struct mode_clients {
   grpc_channel *status[MAX_C];
   char summary[MAX_C][4400];
 } mode_clients;
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static double now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 int io_fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,
                              size_t err_len) {
@@ -213,9 +205,9 @@ static int client_ring(const point_fleet *pf, grpc_channel *ch, int with_removed
  * out of the answer), in two polls in a row. Returns 1 when settled. */
 static int settle(const point_fleet *pf, const churn_mode *m, const mode_clients *mc,
                   int with_removed) {
-  double deadline = now_ms() + SETTLE_TIMEOUT_MS;
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   int good = 0;
-  while (now_ms() < deadline) {
+  while (io_fleet_now_ms() < deadline) {
     long held[MAX_N];
     memset(held, 0, sizeof(held));
     int ok = 1;
@@ -229,7 +221,7 @@ static int settle(const point_fleet *pf, const churn_mode *m, const mode_clients
     ok = ok && io_fleet_servers_hold(pf->servers, pf->pt.servers, held);
     good = ok ? good + 1 : 0;
     if (good >= 2) return 1;
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
   return 0;
 }
@@ -385,7 +377,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
     return;
   }
 
-  sleep_ms(TRAFFIC_MS);
+  io_fleet_sleep_ms(TRAFFIC_MS);
   /* Removal: s1 leaves the answer first; aperture clients re-resolve on
    * their own and drop it, then it stops holding no connection.
    * round_robin: stopping it is what makes its clients re-resolve. */
@@ -415,7 +407,7 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
              "connection closes); addition not measured: nothing makes round_robin re-resolve");
   }
 
-  sleep_ms(TRAFFIC_MS);
+  io_fleet_sleep_ms(TRAFFIC_MS);
   /* Addition: s1 starts again at its address, then rejoins the answer. */
   snapshot(pf, &c1);
   c1.opened[REMOVED] = 0;
@@ -437,21 +429,21 @@ static void run_mode(point_fleet *pf, const churn_mode *m, fleet_churn_row *row)
     for (int i = 0; i < pf->pt.servers; i++) row->addition.changed += moved(&c1, &c2, i);
     row->addition.optimum = c2.current[REMOVED];
   }
-  sleep_ms(TRAFFIC_MS);
+  io_fleet_sleep_ms(TRAFFIC_MS);
   stop_clients(&mc, row);
 
   /* Every connection closed before the next mode starts. */
-  double deadline = now_ms() + SETTLE_TIMEOUT_MS;
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   for (;;) {
     counts c;
     snapshot(pf, &c);
     if (total_current(pf, &c) == 0) break;
-    if (now_ms() > deadline) {
+    if (io_fleet_now_ms() > deadline) {
       snprintf(row->error, sizeof(row->error), "connections stayed open after the clients stopped");
       row->complete = 0;
       break;
     }
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
 }
 

@@ -17,15 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <grpc/grpc.h>
 
 #include "aperture/v1/status.pb-c.h"
 #include "interop/fleet/churn_model.h"
-#include "interop/common/delay_queue.h"
 #include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
@@ -60,13 +59,6 @@ typedef struct peers_fleet {
   char summary[MAX_C][4400];
   long held_by[MAX_C];         /* sessions each client held at its last poll */
 } peers_fleet;
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static double io_now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 static int set_peers(peers_fleet *pf) {
   const char *ips[MAX_C];
@@ -177,8 +169,8 @@ static uint32_t active_count(const peers_fleet *pf) {
  * one and the same fingerprint; *agree_ms = time from `t0`. 1 on success. */
 static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
   uint32_t count = active_count(pf);
-  double deadline = io_now_ms() + SETTLE_TIMEOUT_MS;
-  while (io_now_ms() < deadline) {
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
+  while (io_fleet_now_ms() < deadline) {
     int ok = 1;
     char first[17] = "", fp[17];
     for (int k = 0; ok && k < MAX_C; k++) {
@@ -188,10 +180,10 @@ static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
       ok = ok && strcmp(first, fp) == 0;
     }
     if (ok) {
-      *agree_ms = io_now_ms() - t0;
+      *agree_ms = io_fleet_now_ms() - t0;
       return 1;
     }
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
   return 0;
 }
@@ -200,9 +192,9 @@ static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
  * open connections equal the clients holding it, two polls in a row. */
 static int settle(peers_fleet *pf) {
   uint32_t count = active_count(pf);
-  double deadline = io_now_ms() + SETTLE_TIMEOUT_MS;
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   int good = 0;
-  while (io_now_ms() < deadline) {
+  while (io_fleet_now_ms() < deadline) {
     long held[MAX_N];
     memset(held, 0, sizeof(held));
     int ok = 1;
@@ -212,7 +204,7 @@ static int settle(peers_fleet *pf) {
     ok = ok && io_fleet_servers_hold(pf->servers, pf->n, held);
     good = ok ? good + 1 : 0;
     if (good >= 2) return 1;
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
   return 0;
 }
@@ -313,7 +305,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   for (int k = 0; k < pf->c && row->complete; k++)
     if (start_client(pf, k, row->error, sizeof(row->error)) != 0) row->complete = 0;
   double agree = 0;
-  if (row->complete && !(wait_agree(pf, io_now_ms(), &agree) && settle(pf))) {
+  if (row->complete && !(wait_agree(pf, io_fleet_now_ms(), &agree) && settle(pf))) {
     snprintf(row->error, sizeof(row->error), "the clients did not settle before the join (see %.100s)", pf->dir);
     row->complete = 0;
   }
@@ -321,14 +313,14 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   /* Join: the new client's address enters the peer answer, then it starts. */
   counts c0, c1, c2;
   if (row->complete) {
-    sleep_ms(TRAFFIC_MS);
+    io_fleet_sleep_ms(TRAFFIC_MS);
     memcpy(before, pf->active, sizeof(before));
     memcpy(after, pf->active, sizeof(after));
     after[joiner] = 1;
     predict(pf, before, after, &row->join, row->error, sizeof(row->error));
     snapshot(pf, &c0);
     row->join.sessions_before = total_current(pf, &c0);
-    double t0 = io_now_ms();
+    double t0 = io_fleet_now_ms();
     pf->listed[joiner] = pf->active[joiner] = 1;
     set_peers(pf);
     if (start_client(pf, joiner, row->error, sizeof(row->error)) != 0) row->complete = 0;
@@ -343,7 +335,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   /* Leave: the leaver's address leaves the peer answer; once the others
    * agree, it stops. */
   if (row->complete) {
-    sleep_ms(TRAFFIC_MS);
+    io_fleet_sleep_ms(TRAFFIC_MS);
     memcpy(before, pf->active, sizeof(before));
     memcpy(after, pf->active, sizeof(after));
     after[LEAVER] = 0;
@@ -351,7 +343,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     snapshot(pf, &c1);
     row->leave.sessions_before = total_current(pf, &c1);
     long leaver_sessions = pf->held_by[LEAVER];
-    double t0 = io_now_ms();
+    double t0 = io_fleet_now_ms();
     pf->listed[LEAVER] = pf->active[LEAVER] = 0;
     set_peers(pf);
     int agreed = wait_agree(pf, t0, &row->leave.agree_ms);
@@ -361,7 +353,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     row->leave.measured = 1;
     row->leave.changed = moved_total(pf, &c1, &c2);
     row->leave.optimum = leaver_sessions;
-    sleep_ms(TRAFFIC_MS);
+    io_fleet_sleep_ms(TRAFFIC_MS);
   }
   for (int k = 0; k < MAX_C; k++) stop_client(pf, k, row);
   if (row->complete && !(row->join.settled && row->leave.settled)) {

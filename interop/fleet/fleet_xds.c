@@ -15,21 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <grpc/grpc.h>
 
 #include "aperture/v1/status.pb-c.h"
-#include "interop/common/delay_queue.h"
 #include "interop/common/json_read.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/xds/xds_server.h"
-#include "interop/common/json_write.h"
 
 #define MAX_N 60
 #define MAX_C 16
@@ -71,13 +69,6 @@ typedef struct mode_clients {
 typedef struct counts {
   long opened[MAX_N], current[MAX_N];
 } counts;
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static double now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 /* The one randomSeed every client gets from the shared Cluster. The
  * config travels as a google.protobuf.Struct, whose numbers are doubles,
@@ -250,9 +241,9 @@ static int client_ring(const point_fleet *pf, grpc_channel *ch, int with_removed
  * answer with its members READY and each server's open connections equal
  * the clients holding it, in two polls in a row. 1 when settled. */
 static int settle(const point_fleet *pf, const mode_clients *mc, int with_removed) {
-  double deadline = now_ms() + SETTLE_TIMEOUT_MS;
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   int good = 0;
-  while (now_ms() < deadline) {
+  while (io_fleet_now_ms() < deadline) {
     long held[MAX_N];
     memset(held, 0, sizeof(held));
     int ok = 1;
@@ -266,7 +257,7 @@ static int settle(const point_fleet *pf, const mode_clients *mc, int with_remove
     }
     good = ok ? good + 1 : 0;
     if (good >= 2) return 1;
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
   return 0;
 }
@@ -431,7 +422,7 @@ static void run_mode(point_fleet *pf, const xds_mode *m, fleet_churn_row *row) {
     return;
   }
 
-  sleep_ms(TRAFFIC_MS);
+  io_fleet_sleep_ms(TRAFFIC_MS);
   /* Removal: s1 leaves the EDS answer; the clients drop it at once; it is
    * stopped once no client holds a connection to it. */
   snapshot(pf, &c0);
@@ -455,7 +446,7 @@ static void run_mode(point_fleet *pf, const xds_mode *m, fleet_churn_row *row) {
     }
   }
 
-  sleep_ms(TRAFFIC_MS);
+  io_fleet_sleep_ms(TRAFFIC_MS);
   /* Addition: s1 starts again at its address, then rejoins the answer. */
   snapshot(pf, &c1);
   c1.opened[REMOVED] = 0;
@@ -476,21 +467,21 @@ static void run_mode(point_fleet *pf, const xds_mode *m, fleet_churn_row *row) {
   row->addition.measured = 1;
   for (int i = 0; i < pf->pt.servers; i++) row->addition.changed += moved(&c1, &c2, i);
   row->addition.optimum = c2.current[REMOVED];
-  sleep_ms(TRAFFIC_MS);
+  io_fleet_sleep_ms(TRAFFIC_MS);
   stop_clients(&mc, row);
 
   /* Every connection closed before the next mode starts. */
-  double deadline = now_ms() + SETTLE_TIMEOUT_MS;
+  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   for (;;) {
     counts c;
     snapshot(pf, &c);
     if (total_current(pf, &c) == 0) break;
-    if (now_ms() > deadline) {
+    if (io_fleet_now_ms() > deadline) {
       snprintf(row->error, sizeof(row->error), "connections stayed open after the clients stopped");
       row->complete = 0;
       break;
     }
-    sleep_ms(POLL_MS);
+    io_fleet_sleep_ms(POLL_MS);
   }
 }
 
@@ -582,36 +573,14 @@ void io_fleet_xds_table(FILE *f, const fleet_churn_row *rows, int n) {
           "EDS answer (and stops once no client holds it), then when it comes back; measured\n"
           "on the servers (channelz) beside the core's prediction for the same fleet.\n"
           "optimum = the removed/added server's sessions, measured/predicted.\n\n");
-  fprintf(f, "%4s %3s %2s %-12s %6s | %-38s | %-38s | %s\n", "N", "C", "A", "mode", "before",
-          "removal: measured  predicted  optimum", "addition: measured predicted  optimum",
-          "calls ok/failed");
+  io_fleet_report_churn_rows(f, rows, n, step_cells);
   int unsettled = 0;
   for (int i = 0; i < n; i++) {
-    const fleet_churn_row *r = &rows[i];
-    fprintf(f, "%4d %3d %2d %-12s", r->servers, r->clients, r->min_aperture, r->mode);
-    if (!r->complete) {
-      fprintf(f, " run failed: %s\n", r->error);
-      continue;
-    }
-    fprintf(f, " %6ld |", r->removal.sessions_before);
-    step_cells(f, &r->removal);
-    step_cells(f, &r->addition);
-    fprintf(f, " %ld/%ld\n", r->ok, r->failed);
-    unsettled |= !r->removal.settled || !r->addition.settled;
+    unsettled |= rows[i].complete && (!rows[i].removal.settled || !rows[i].addition.settled);
   }
   if (unsettled) {
     fprintf(f, "(!) = the clients had not all settled within the bound when the figures were read.\n");
   }
-}
-
-static void step_json(FILE *f, const char *name, const fleet_churn_step *st) {
-  fprintf(f,
-          ",\"%s\":{\"measured\":%s,\"settled\":%s,\"sessions_before\":%ld,\"changed\":%ld,"
-          "\"optimum\":%ld,\"predicted_before\":%ld,\"predicted_changed\":%ld,"
-          "\"predicted_optimum\":%ld}",
-          name, st->measured ? "true" : "false", st->settled ? "true" : "false",
-          st->sessions_before, st->changed, st->optimum, st->predicted_before,
-          st->predicted_changed, st->predicted_optimum);
 }
 
 void io_fleet_xds_json(FILE *f, const fleet_churn_row *rows, int n) {
@@ -619,14 +588,12 @@ void io_fleet_xds_json(FILE *f, const fleet_churn_row *rows, int n) {
   fprintf(f, "{\"xds\":{\"rows\":[");
   for (int i = 0; i < n; i++) {
     const fleet_churn_row *r = &rows[i];
-    fprintf(f, "%s\n{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", i ? "," : "",
-            r->servers, r->clients, r->min_aperture);
-    ap_json_write_string(f, r->mode);
-    fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
-    ap_json_write_string(f, r->error);
-    fprintf(f, ",\"ok\":%ld,\"failed\":%ld", r->ok, r->failed);
-    step_json(f, "removal", &r->removal);
-    step_json(f, "addition", &r->addition);
+    fprintf(f, "%s\n", i ? "," : "");
+    io_fleet_report_churn_row_json(f, r);
+    fputc(',', f);
+    io_fleet_report_churn_step_json(f, "removal", &r->removal, 0);
+    fputc(',', f);
+    io_fleet_report_churn_step_json(f, "addition", &r->addition, 0);
     fprintf(f, "}");
   }
   fprintf(f, "\n]}}\n");
