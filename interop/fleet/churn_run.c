@@ -98,31 +98,37 @@ static int client_ring(const churn_run_fleet *f, grpc_channel *ch, int with_remo
   return ok;
 }
 
-/* Waits (up to SETTLE_TIMEOUT_MS) until every client has the current answer
- * (`with_removed`) with its members READY and each server's open
- * connections equal the number of clients holding it (0 for s1 when it is
- * out of the answer), in two polls in a row. Returns 1 when settled. */
+typedef struct settle_check {
+  const churn_run_fleet *f;
+  const churn_run_mode *m;
+  const churn_run_clients *mc;
+  int with_removed;
+} settle_check;
+
+/* 1 when every client has the current answer with its members READY and
+ * each server's open connections equal the number of clients holding it
+ * (0 for s1 when it is out of the answer). */
+static int settled_now(void *ctx) {
+  const settle_check *sc = ctx;
+  long held[MAX_N];
+  memset(held, 0, sizeof(held));
+  int ok = 1;
+  for (int c = 0; c < sc->mc->n; c++) {
+    if (sc->m->aperture) {
+      ok = client_ring(sc->f, sc->mc->status[c], sc->with_removed, held) && ok;
+    } else {
+      for (int i = 0; i < sc->f->pt.servers; i++) held[i] += (i != REMOVED || sc->with_removed);
+    }
+  }
+  return ok && io_fleet_servers_hold(sc->f->servers, sc->f->pt.servers, held);
+}
+
+/* Waits (up to SETTLE_TIMEOUT_MS) until the fleet has settled on the
+ * current answer (`with_removed`) in two polls in a row. 1 when settled. */
 static int settle(const churn_run_fleet *f, const churn_run_mode *m, const churn_run_clients *mc,
                   int with_removed) {
-  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
-  int good = 0;
-  while (io_fleet_now_ms() < deadline) {
-    long held[MAX_N];
-    memset(held, 0, sizeof(held));
-    int ok = 1;
-    for (int c = 0; c < mc->n; c++) {
-      if (m->aperture) {
-        ok = client_ring(f, mc->status[c], with_removed, held) && ok;
-      } else {
-        for (int i = 0; i < f->pt.servers; i++) held[i] += (i != REMOVED || with_removed);
-      }
-    }
-    ok = ok && io_fleet_servers_hold(f->servers, f->pt.servers, held);
-    good = ok ? good + 1 : 0;
-    if (good >= 2) return 1;
-    io_fleet_sleep_ms(POLL_MS);
-  }
-  return 0;
+  settle_check sc = {f, m, mc, with_removed};
+  return io_fleet_wait_steady(settled_now, &sc, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
 }
 
 /* --- the clients --- */

@@ -238,24 +238,31 @@ static int read_aperture(const affinity_fleet *af, grpc_channel *ch, uint8_t *me
   return ok && members > 0;
 }
 
+typedef struct settle_check {
+  const affinity_fleet *af;
+  const clients *cl;
+  fleet_affinity_row *row;
+} settle_check;
+
+/* 1 when every client's aperture is READY and the same as at the last
+ * poll; keeps the latest in row->aperture. */
+static int aperture_steady(void *ctx) {
+  const settle_check *sc = ctx;
+  int ok = 1;
+  for (int c = 0; c < sc->cl->n; c++) {
+    uint8_t member[MAX_N];
+    ok = read_aperture(sc->af, sc->cl->status[c], member) && ok;
+    if (memcmp(member, sc->row->aperture[c], MAX_N) != 0) ok = 0;
+    memcpy(sc->row->aperture[c], member, MAX_N);
+  }
+  return ok;
+}
+
 /* Waits until every client's aperture is READY and unchanged over two
  * polls; fills row->aperture. 1 when settled. */
 static int settle(const affinity_fleet *af, const clients *cl, fleet_affinity_row *row) {
-  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
-  int good = 0;
-  while (io_fleet_now_ms() < deadline) {
-    int ok = 1;
-    for (int c = 0; c < cl->n; c++) {
-      uint8_t member[MAX_N];
-      ok = read_aperture(af, cl->status[c], member) && ok;
-      if (memcmp(member, row->aperture[c], MAX_N) != 0) ok = 0;
-      memcpy(row->aperture[c], member, MAX_N);
-    }
-    good = ok ? good + 1 : 0;
-    if (good >= 2) return 1;
-    io_fleet_sleep_ms(POLL_MS);
-  }
-  return 0;
+  settle_check sc = {af, cl, row};
+  return io_fleet_wait_steady(aperture_steady, &sc, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
 }
 
 /* Server index of a peer hostname "s<i>"; -1 when not one of ours. */

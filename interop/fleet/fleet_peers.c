@@ -165,48 +165,47 @@ static uint32_t active_count(const peers_fleet *pf) {
   return m;
 }
 
-/* Waits until every active client shows the active count of peers with
- * one and the same fingerprint; *agree_ms = time from `t0`. 1 on success. */
-static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
+/* 1 when every active client shows the active count of peers with one
+ * and the same fingerprint. */
+static int agree_now(void *ctx) {
+  peers_fleet *pf = ctx;
   uint32_t count = active_count(pf);
-  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
-  while (io_fleet_now_ms() < deadline) {
-    int ok = 1;
-    char first[17] = "", fp[17];
-    for (int k = 0; ok && k < MAX_C; k++) {
-      if (!pf->active[k]) continue;
-      ok = client_ring(pf, k, count, 0, NULL, fp) && fp[0] != '\0';
-      if (ok && first[0] == '\0') memcpy(first, fp, sizeof(first));
-      ok = ok && strcmp(first, fp) == 0;
-    }
-    if (ok) {
-      *agree_ms = io_fleet_now_ms() - t0;
-      return 1;
-    }
-    io_fleet_sleep_ms(POLL_MS);
+  int ok = 1;
+  char first[17] = "", fp[17];
+  for (int k = 0; ok && k < MAX_C; k++) {
+    if (!pf->active[k]) continue;
+    ok = client_ring(pf, k, count, 0, NULL, fp) && fp[0] != '\0';
+    if (ok && first[0] == '\0') memcpy(first, fp, sizeof(first));
+    ok = ok && strcmp(first, fp) == 0;
   }
-  return 0;
+  return ok;
 }
 
-/* Waits until the active clients' members are all READY and each server's
- * open connections equal the clients holding it, two polls in a row. */
-static int settle(peers_fleet *pf) {
+/* Waits until the active clients agree (agree_now); *agree_ms = time from
+ * `t0`. 1 on success. */
+static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
+  if (io_fleet_wait_steady(agree_now, pf, 1, SETTLE_TIMEOUT_MS, POLL_MS) != 1) return 0;
+  *agree_ms = io_fleet_now_ms() - t0;
+  return 1;
+}
+
+/* 1 when the active clients' members are all READY and each server's
+ * open connections equal the clients holding it. */
+static int settled_now(void *ctx) {
+  peers_fleet *pf = ctx;
   uint32_t count = active_count(pf);
-  double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
-  int good = 0;
-  while (io_fleet_now_ms() < deadline) {
-    long held[MAX_N];
-    memset(held, 0, sizeof(held));
-    int ok = 1;
-    char fp[17];
-    for (int k = 0; k < MAX_C; k++)
-      if (pf->active[k]) ok = client_ring(pf, k, count, 1, held, fp) && ok;
-    ok = ok && io_fleet_servers_hold(pf->servers, pf->n, held);
-    good = ok ? good + 1 : 0;
-    if (good >= 2) return 1;
-    io_fleet_sleep_ms(POLL_MS);
-  }
-  return 0;
+  long held[MAX_N];
+  memset(held, 0, sizeof(held));
+  int ok = 1;
+  char fp[17];
+  for (int k = 0; k < MAX_C; k++)
+    if (pf->active[k]) ok = client_ring(pf, k, count, 1, held, fp) && ok;
+  return ok && io_fleet_servers_hold(pf->servers, pf->n, held);
+}
+
+/* Waits until settled_now holds two polls in a row. */
+static int settle(peers_fleet *pf) {
+  return io_fleet_wait_steady(settled_now, pf, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
 }
 
 typedef struct counts {

@@ -222,9 +222,8 @@ void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
   }
 }
 
-void io_fleet_report_churn_step_json(FILE *f, const char *name, const fleet_churn_step *st,
-                                     int with_shares) {
-  if (f == NULL || name == NULL || st == NULL) return;
+static void churn_step_json(FILE *f, const char *name, const fleet_churn_step *st,
+                            int with_shares) {
   fprintf(f,
           "\"%s\":{\"measured\":%s,\"settled\":%s,\"sessions_before\":%ld,\"changed\":%ld,"
           "\"optimum\":%ld,\"predicted_before\":%ld,\"predicted_changed\":%ld,"
@@ -240,14 +239,17 @@ void io_fleet_report_churn_step_json(FILE *f, const char *name, const fleet_chur
   fputc('}', f);
 }
 
-void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r) {
+void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r, int with_shares) {
   if (f == NULL || r == NULL) return;
   fprintf(f, "{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", r->servers,
           r->clients, r->min_aperture);
   ap_json_write_string(f, r->mode);
   fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
   ap_json_write_string(f, r->error);
-  fprintf(f, ",\"ok\":%ld,\"failed\":%ld", r->ok, r->failed);
+  fprintf(f, ",\"ok\":%ld,\"failed\":%ld,", r->ok, r->failed);
+  churn_step_json(f, "removal", &r->removal, with_shares);
+  fputc(',', f);
+  churn_step_json(f, "addition", &r->addition, with_shares);
 }
 
 static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
@@ -255,11 +257,7 @@ static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
   for (int i = 0; i < n; i++) {
     const fleet_churn_row *r = &rows[i];
     fprintf(f, "%s\n", i ? "," : "");
-    io_fleet_report_churn_row_json(f, r);
-    fputc(',', f);
-    io_fleet_report_churn_step_json(f, "removal", &r->removal, 1);
-    fputc(',', f);
-    io_fleet_report_churn_step_json(f, "addition", &r->addition, 1);
+    io_fleet_report_churn_row_json(f, r, 1);
     fprintf(f, ",\"note\":");
     ap_json_write_string(f, r->note);
     fputc('}', f);

@@ -122,17 +122,12 @@ typedef void (*fleet_churn_cells)(FILE *f, const fleet_churn_step *st);
 void io_fleet_report_churn_rows(FILE *f, const fleet_churn_row *rows, int n,
                                 fleet_churn_cells cells);
 
-/* Writes the start of a churn row's JSON object, open for more fields:
+/* Writes a churn row as a JSON object left open for more fields:
  * {"servers":..,"clients":..,"min_aperture":..,"mode":..,"complete":..,
- * "error":..,"ok":..,"failed":.. (no closing brace). Nothing when f or r is
- * NULL. */
-void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r);
-
-/* Writes "name":{"measured":..,...,"predicted_optimum":..}, with
- * "changed_share" and "predicted_share" when with_shares is 1. Nothing
- * when an argument is NULL. */
-void io_fleet_report_churn_step_json(FILE *f, const char *name, const fleet_churn_step *st,
-                                     int with_shares);
+ * "error":..,"ok":..,"failed":..,"removal":{..},"addition":{..} (no closing
+ * brace); each step with "changed_share" and "predicted_share" when
+ * with_shares is 1. Nothing when f or r is NULL. */
+void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r, int with_shares);
 
 /* Writes the runs as one JSON object {"runs":[...],"summary":{...}}
  * (fleet_summary.h), with "churn_grid":{"rows":[...],"worst":[...]} when

@@ -295,14 +295,9 @@ void io_fleet_xds_json(FILE *f, const fleet_churn_row *rows, int n) {
   if (f == NULL || (rows == NULL && n > 0)) return;
   fprintf(f, "{\"xds\":{\"rows\":[");
   for (int i = 0; i < n; i++) {
-    const fleet_churn_row *r = &rows[i];
     fprintf(f, "%s\n", i ? "," : "");
-    io_fleet_report_churn_row_json(f, r);
-    fputc(',', f);
-    io_fleet_report_churn_step_json(f, "removal", &r->removal, 0);
-    fputc(',', f);
-    io_fleet_report_churn_step_json(f, "addition", &r->addition, 0);
-    fprintf(f, "}");
+    io_fleet_report_churn_row_json(f, &rows[i], 0);
+    fputc('}', f);
   }
   fprintf(f, "\n]}}\n");
 }
