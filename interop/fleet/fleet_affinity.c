@@ -139,20 +139,12 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
                            empty_md, "--stats-port", "0", NULL};
     snprintf(cl->summary[c], sizeof(cl->summary[c]), "%s/%s-client%d.json", af->dir, kind, c);
     snprintf(log, sizeof(log), "%s/%s-client%d.log", af->dir, kind, c);
-    fleet_client_opts co = {
-        .bin = af->o->client_bin,
-        .target = target,
-        .service_config = config,
-        .rate = rate,
-        .duration_s = "3600", /* an upper bound: the runner stops the clients */
-        .concurrency = "2",
-        .linger_s = "0",
-        .summary_file = cl->summary[c],
-        .peer_index = idx,
-        .peer_count = cnt,
-        .status_server = 1,
-        .extra = extra,
-    };
+    fleet_client_opts co =
+        io_fleet_client_until_stopped(af->o->client_bin, target, config, rate, cl->summary[c]);
+    co.peer_index = idx;
+    co.peer_count = cnt;
+    co.status_server = 1;
+    co.extra = extra;
     cl->p[c] = io_fleet_client_start(&co, log);
     if (cl->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);

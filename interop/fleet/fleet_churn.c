@@ -148,20 +148,12 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
     snprintf(idx, sizeof(idx), "%d", c);
     snprintf(mc->summary[c], sizeof(mc->summary[c]), "%s/%s-client%d.json", f->dir, m->name, c);
     snprintf(log, sizeof(log), "%s/%s-client%d.log", f->dir, m->name, c);
-    fleet_client_opts co = {
-        .bin = da->o->client_bin,
-        .target = target,
-        .service_config = config,
-        .rate = rate,
-        .duration_s = "3600", /* an upper bound: the runner stops the clients */
-        .concurrency = "2",
-        .linger_s = "0",
-        .summary_file = mc->summary[c],
-        .peer_index = m->aperture ? idx : NULL,
-        .peer_count = m->aperture ? cnt : NULL,
-        .dns_min_interval_ms = "100",
-        .status_server = m->aperture,
-    };
+    fleet_client_opts co =
+        io_fleet_client_until_stopped(da->o->client_bin, target, config, rate, mc->summary[c]);
+    co.peer_index = m->aperture ? idx : NULL;
+    co.peer_count = m->aperture ? cnt : NULL;
+    co.dns_min_interval_ms = "100";
+    co.status_server = m->aperture;
     mc->p[c] = io_fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);

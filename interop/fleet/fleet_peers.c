@@ -98,17 +98,9 @@ static int start_client(peers_fleet *pf, int k, char *err, size_t err_len) {
   snprintf(rate, sizeof(rate), "%g", pf->o->rate > 0 ? pf->o->rate : 20.0);
   snprintf(pf->summary[k], sizeof(pf->summary[k]), "%s/client%d.json", pf->dir, k);
   snprintf(log, sizeof(log), "%s/client%d.log", pf->dir, k);
-  fleet_client_opts co = {
-      .bin = pf->o->client_bin,
-      .target = pf->target,
-      .service_config = config,
-      .rate = rate,
-      .duration_s = "3600", /* an upper bound: the runner stops the clients */
-      .concurrency = "2",
-      .linger_s = "0",
-      .summary_file = pf->summary[k],
-      .status_server = 1,
-  };
+  fleet_client_opts co =
+      io_fleet_client_until_stopped(pf->o->client_bin, pf->target, config, rate, pf->summary[k]);
+  co.status_server = 1;
   pf->p[k] = io_fleet_client_start(&co, log);
   const char *why = "did not start";
   pf->status[k] = pf->p[k] ? io_fleet_client_status_channel(pf->p[k], &why) : NULL;

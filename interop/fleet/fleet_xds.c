@@ -190,19 +190,13 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
     snprintf(mc->summary[c], sizeof(mc->summary[c]), "%s/client%d-%d.json", f->dir, c,
              f->restarts);
     snprintf(log, sizeof(log), "%s/client%d.log", f->dir, c);
-    fleet_client_opts co = {
-        .bin = ea->o->client_bin,
-        .target = "xds:///" LISTENER,
-        .service_config = "{}", /* the Cluster names the policy */
-        .rate = rate,
-        .duration_s = "3600", /* an upper bound: the runner stops the clients */
-        .concurrency = "2",
-        .linger_s = "0",
-        .summary_file = mc->summary[c],
-        .peer_index = idx,
-        .peer_count = cnt,
-        .status_server = 1,
-    };
+    fleet_client_opts co =
+        io_fleet_client_until_stopped(ea->o->client_bin, "xds:///" LISTENER,
+                                      "{}" /* the Cluster names the policy */, rate,
+                                      mc->summary[c]);
+    co.peer_index = idx;
+    co.peer_count = cnt;
+    co.status_server = 1;
     remove(mc->summary[c]);
     mc->p[c] = io_fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
