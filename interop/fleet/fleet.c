@@ -41,6 +41,7 @@
 #include "interop/common/flags.h"
 #include "interop/fleet/fleet_affinity.h"
 #include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
@@ -191,11 +192,6 @@ static void on_signal(int sig) {
 }
 
 static double now_s(void) { return (double)io_delay_queue_now_ns() / 1e9; }
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
 
 static const mode_def *find_mode(const char *name, size_t len) {
   for (int i = 0; i < N_MODES; i++) {
@@ -547,7 +543,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
         n_done++;
       }
     }
-    sleep_ms(20);
+    io_fleet_sleep_ms(20);
   }
 
   /* Stop everything of this run, then read the final figures. */
@@ -716,99 +712,90 @@ static int run_scenario(const runner *rn, const scenario_cfg *base, fleet_run *r
   return failures ? -1 : 0;
 }
 
+/* A scenario's report writer: rows (or one result) and their count. */
+typedef void (*report_writer)(FILE *f, const void *rows, int n);
+
+/* Whether the client has the aperture policy, which `scenario` needs. */
+static int aperture_linked(const runner *rn, const char *scenario) {
+  if (!rn->have_aperture) {
+    fprintf(stderr, "fleet: %s needs the aperture policy in the client\n", scenario);
+  }
+  return rn->have_aperture;
+}
+
+/* Writes <out-dir>/report.json, the JSON or the table on stdout and where
+ * the logs are; returns the scenario's exit code. */
+static int finish_scenario(const runner *rn, int failed, report_writer json, report_writer table,
+                           const void *rows, int n) {
+  char report[4300];
+  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
+  FILE *rf = fopen(report, "w");
+  if (rf != NULL) {
+    json(rf, rows, n);
+    fclose(rf);
+  }
+  if (rn->json) json(stdout, rows, n);
+  else table(stdout, rows, n);
+  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
+  return failed ? 1 : 0;
+}
+
+static void peers_json(FILE *f, const void *rows, int n) { io_fleet_peers_json(f, rows, n); }
+static void peers_table(FILE *f, const void *rows, int n) { io_fleet_peers_table(f, rows, n); }
+static void xds_json(FILE *f, const void *rows, int n) { io_fleet_xds_json(f, rows, n); }
+static void xds_table(FILE *f, const void *rows, int n) { io_fleet_xds_table(f, rows, n); }
+static void affinity_json(FILE *f, const void *rows, int n) { io_fleet_affinity_json(f, rows, n); }
+static void affinity_table(FILE *f, const void *rows, int n) { io_fleet_affinity_table(f, rows, n); }
+static void soak_json(FILE *f, const void *res, int n) {
+  (void)n;
+  io_fleet_soak_json(f, res);
+}
+static void soak_table(FILE *f, const void *res, int n) {
+  (void)n;
+  io_fleet_soak_table(f, res);
+}
+
 /* The peers scenario (fleet_peers.h): its own rows, report and table. */
 static int run_peers(const runner *rn) {
-  if (!rn->have_aperture) {
-    fprintf(stderr, "fleet: peers needs the aperture policy in the client\n");
-    return 1;
-  }
+  if (!aperture_linked(rn, "peers")) return 1;
   fleet_peers_opts po = {rn->server_bin, rn->client_bin, rn->out_dir, rn->modes,
                          (int)rn->servers, (int)rn->clients, (int)rn->min_aperture, rn->rate};
   static fleet_peers_row rows[FLEET_PEERS_MAX_MODES];
   int n = 0;
   int failed = io_fleet_peers_run(&po, rows, FLEET_PEERS_MAX_MODES, &n) != 0;
-  char report[4300];
-  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
-  FILE *rf = fopen(report, "w");
-  if (rf != NULL) {
-    io_fleet_peers_json(rf, rows, n);
-    fclose(rf);
-  }
-  if (rn->json) io_fleet_peers_json(stdout, rows, n);
-  else io_fleet_peers_table(stdout, rows, n);
-  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
-  return failed ? 1 : 0;
+  return finish_scenario(rn, failed, peers_json, peers_table, rows, n);
 }
 
 /* The xds scenario (fleet_xds.h): churn-grid through EDS; its own rows,
  * report and table. */
 static int run_xds(const runner *rn, const char *points) {
-  if (!rn->have_aperture) {
-    fprintf(stderr, "fleet: xds needs the aperture policy in the client\n");
-    return 1;
-  }
+  if (!aperture_linked(rn, "xds")) return 1;
   fleet_xds_opts xo = {rn->server_bin, rn->client_bin, rn->out_dir, rn->modes, points, rn->rate};
   static fleet_churn_row rows[FLEET_CHURN_MAX_POINTS * 8];
   int n = 0;
   int failed = io_fleet_xds_run(&xo, rows, (int)(sizeof(rows) / sizeof(rows[0])), &n) != 0;
-  char report[4300];
-  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
-  FILE *rf = fopen(report, "w");
-  if (rf != NULL) {
-    io_fleet_xds_json(rf, rows, n);
-    fclose(rf);
-  }
-  if (rn->json) io_fleet_xds_json(stdout, rows, n);
-  else io_fleet_xds_table(stdout, rows, n);
-  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
-  return failed ? 1 : 0;
+  return finish_scenario(rn, failed, xds_json, xds_table, rows, n);
 }
 
 /* The affinity scenario (fleet_affinity.h): per-key owners. */
 static int run_affinity(const runner *rn, const char *kinds) {
-  if (!rn->have_aperture) {
-    fprintf(stderr, "fleet: affinity needs the aperture policy in the client\n");
-    return 1;
-  }
+  if (!aperture_linked(rn, "affinity")) return 1;
   fleet_affinity_opts ao = {rn->server_bin, rn->client_bin, rn->out_dir, kinds,
                             (int)rn->servers, (int)rn->clients, (int)rn->min_aperture, rn->rate};
   static fleet_affinity_row rows[FLEET_AFFINITY_MAX_KINDS];
   int n = 0;
   int failed = io_fleet_affinity_run(&ao, rows, FLEET_AFFINITY_MAX_KINDS, &n) != 0;
-  char report[4300];
-  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
-  FILE *rf = fopen(report, "w");
-  if (rf != NULL) {
-    io_fleet_affinity_json(rf, rows, n);
-    fclose(rf);
-  }
-  if (rn->json) io_fleet_affinity_json(stdout, rows, n);
-  else io_fleet_affinity_table(stdout, rows, n);
-  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
-  return failed ? 1 : 0;
+  return finish_scenario(rn, failed, affinity_json, affinity_table, rows, n);
 }
 
 /* The soak scenario (fleet_soak.h): its own report. */
 static int run_soak(const runner *rn) {
-  if (!rn->have_aperture) {
-    fprintf(stderr, "fleet: soak needs the aperture policy in the client\n");
-    return 1;
-  }
+  if (!aperture_linked(rn, "soak")) return 1;
   fleet_soak_opts so = {rn->server_bin, rn->client_bin, rn->out_dir, rn->duration_s,
                         (int)rn->servers, (int)rn->clients, rn->rate, rn->rss_bound_kib};
   static fleet_soak_result res;
   int failed = io_fleet_soak_run(&so, &res) != 0;
-  char report[4300];
-  snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
-  FILE *rf = fopen(report, "w");
-  if (rf != NULL) {
-    io_fleet_soak_json(rf, &res);
-    fclose(rf);
-  }
-  if (rn->json) io_fleet_soak_json(stdout, &res);
-  else io_fleet_soak_table(stdout, &res);
-  fprintf(rn->json ? stderr : stdout, "logs: %s\n", rn->out_dir);
-  return failed ? 1 : 0;
+  return finish_scenario(rn, failed, soak_json, soak_table, &res, 1);
 }
 
 /* Runs one step of the default run: its scenario with its modes, rate,

@@ -12,18 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <grpc/grpc.h>
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
-#include "interop/common/delay_queue.h"
 #include "interop/common/json_read.h"
 #include "interop/common/json_write.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 
 #define MAX_N FLEET_AFFINITY_MAX_SERVERS
@@ -47,13 +46,6 @@ typedef struct clients {
   grpc_channel *stats[MAX_C], *status[MAX_C];
   char summary[MAX_C][4400];
 } clients;
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static double now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 static int parse_kinds(const char *list, char out[][16], int max, char *err, size_t err_len) {
   int n = 0;
@@ -147,20 +139,12 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
                            empty_md, "--stats-port", "0", NULL};
     snprintf(cl->summary[c], sizeof(cl->summary[c]), "%s/%s-client%d.json", af->dir, kind, c);
     snprintf(log, sizeof(log), "%s/%s-client%d.log", af->dir, kind, c);
-    fleet_client_opts co = {
-        .bin = af->o->client_bin,
-        .target = target,
-        .service_config = config,
-        .rate = rate,
-        .duration_s = "3600", /* an upper bound: the runner stops the clients */
-        .concurrency = "2",
-        .linger_s = "0",
-        .summary_file = cl->summary[c],
-        .peer_index = idx,
-        .peer_count = cnt,
-        .status_server = 1,
-        .extra = extra,
-    };
+    fleet_client_opts co =
+        io_fleet_client_until_stopped(af->o->client_bin, target, config, rate, cl->summary[c]);
+    co.peer_index = idx;
+    co.peer_count = cnt;
+    co.status_server = 1;
+    co.extra = extra;
     cl->p[c] = io_fleet_client_start(&co, log);
     if (cl->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);
@@ -246,24 +230,31 @@ static int read_aperture(const affinity_fleet *af, grpc_channel *ch, uint8_t *me
   return ok && members > 0;
 }
 
+typedef struct settle_check {
+  const affinity_fleet *af;
+  const clients *cl;
+  fleet_affinity_row *row;
+} settle_check;
+
+/* 1 when every client's aperture is READY and the same as at the last
+ * poll; keeps the latest in row->aperture. */
+static int aperture_steady(void *ctx) {
+  const settle_check *sc = ctx;
+  int ok = 1;
+  for (int c = 0; c < sc->cl->n; c++) {
+    uint8_t member[MAX_N];
+    ok = read_aperture(sc->af, sc->cl->status[c], member) && ok;
+    if (memcmp(member, sc->row->aperture[c], MAX_N) != 0) ok = 0;
+    memcpy(sc->row->aperture[c], member, MAX_N);
+  }
+  return ok;
+}
+
 /* Waits until every client's aperture is READY and unchanged over two
  * polls; fills row->aperture. 1 when settled. */
 static int settle(const affinity_fleet *af, const clients *cl, fleet_affinity_row *row) {
-  double deadline = now_ms() + SETTLE_TIMEOUT_MS;
-  int good = 0;
-  while (now_ms() < deadline) {
-    int ok = 1;
-    for (int c = 0; c < cl->n; c++) {
-      uint8_t member[MAX_N];
-      ok = read_aperture(af, cl->status[c], member) && ok;
-      if (memcmp(member, row->aperture[c], MAX_N) != 0) ok = 0;
-      memcpy(row->aperture[c], member, MAX_N);
-    }
-    good = ok ? good + 1 : 0;
-    if (good >= 2) return 1;
-    sleep_ms(POLL_MS);
-  }
-  return 0;
+  settle_check sc = {af, cl, row};
+  return io_fleet_wait_steady(aperture_steady, &sc, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
 }
 
 /* Server index of a peer hostname "s<i>"; -1 when not one of ours. */
@@ -365,7 +356,7 @@ static void run_kind(affinity_fleet *af, const char *kind, fleet_affinity_row *r
     return;
   }
   for (int w = 0; w < WINDOWS && row->complete; w++) {
-    if (w > 0) sleep_ms(WINDOW_GAP_MS);
+    if (w > 0) io_fleet_sleep_ms(WINDOW_GAP_MS);
     for (int c = 0; c < cl.n; c++) {
       if (take_window(af, &cl, c, row) != 0) {
         snprintf(row->error, sizeof(row->error), "client %d's stats server did not answer", c);

@@ -7,6 +7,22 @@
 #include "interop/common/json_read.h"
 #include "interop/common/unary_call.h"
 
+fleet_client_opts io_fleet_client_until_stopped(const char *bin, const char *target,
+                                                const char *service_config, const char *rate,
+                                                const char *summary_file) {
+  fleet_client_opts o;
+  memset(&o, 0, sizeof(o));
+  o.bin = bin;
+  o.target = target;
+  o.service_config = service_config;
+  o.rate = rate;
+  o.duration_s = "3600"; /* an upper bound: the runner stops the clients */
+  o.concurrency = "2";
+  o.linger_s = "0";
+  o.summary_file = summary_file;
+  return o;
+}
+
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
   if (o == NULL || o->bin == NULL || o->target == NULL || o->service_config == NULL ||
       o->rate == NULL || o->duration_s == NULL || o->concurrency == NULL ||

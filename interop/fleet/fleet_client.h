@@ -34,6 +34,13 @@ typedef struct fleet_client_opts {
   const char *unique_metadata;     /* --unique-metadata KEY:PREFIX, optional */
 } fleet_client_opts;
 
+/* The options of a client that runs until the runner stops it (an upper
+ * bound of 3600 s), two calls in flight and no linger; the optional
+ * fields are left out for the caller to set. */
+fleet_client_opts io_fleet_client_until_stopped(const char *bin, const char *target,
+                                                const char *service_config, const char *rate,
+                                                const char *summary_file);
+
 /* Starts the client with --calls 0 (run until --duration-s) and
  * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field,
  * has more than 24 extra arguments, or the process did not start. */

@@ -17,15 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <grpc/grpc.h>
 
 #include "aperture/v1/status.pb-c.h"
 #include "interop/fleet/churn_model.h"
-#include "interop/common/delay_queue.h"
 #include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
@@ -60,13 +59,6 @@ typedef struct peers_fleet {
   char summary[MAX_C][4400];
   long held_by[MAX_C];         /* sessions each client held at its last poll */
 } peers_fleet;
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static double io_now_ms(void) { return (double)io_delay_queue_now_ns() / 1e6; }
 
 static int set_peers(peers_fleet *pf) {
   const char *ips[MAX_C];
@@ -106,17 +98,9 @@ static int start_client(peers_fleet *pf, int k, char *err, size_t err_len) {
   snprintf(rate, sizeof(rate), "%g", pf->o->rate > 0 ? pf->o->rate : 20.0);
   snprintf(pf->summary[k], sizeof(pf->summary[k]), "%s/client%d.json", pf->dir, k);
   snprintf(log, sizeof(log), "%s/client%d.log", pf->dir, k);
-  fleet_client_opts co = {
-      .bin = pf->o->client_bin,
-      .target = pf->target,
-      .service_config = config,
-      .rate = rate,
-      .duration_s = "3600", /* an upper bound: the runner stops the clients */
-      .concurrency = "2",
-      .linger_s = "0",
-      .summary_file = pf->summary[k],
-      .status_server = 1,
-  };
+  fleet_client_opts co =
+      io_fleet_client_until_stopped(pf->o->client_bin, pf->target, config, rate, pf->summary[k]);
+  co.status_server = 1;
   pf->p[k] = io_fleet_client_start(&co, log);
   const char *why = "did not start";
   pf->status[k] = pf->p[k] ? io_fleet_client_status_channel(pf->p[k], &why) : NULL;
@@ -173,48 +157,47 @@ static uint32_t active_count(const peers_fleet *pf) {
   return m;
 }
 
-/* Waits until every active client shows the active count of peers with
- * one and the same fingerprint; *agree_ms = time from `t0`. 1 on success. */
-static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
+/* 1 when every active client shows the active count of peers with one
+ * and the same fingerprint. */
+static int agree_now(void *ctx) {
+  peers_fleet *pf = ctx;
   uint32_t count = active_count(pf);
-  double deadline = io_now_ms() + SETTLE_TIMEOUT_MS;
-  while (io_now_ms() < deadline) {
-    int ok = 1;
-    char first[17] = "", fp[17];
-    for (int k = 0; ok && k < MAX_C; k++) {
-      if (!pf->active[k]) continue;
-      ok = client_ring(pf, k, count, 0, NULL, fp) && fp[0] != '\0';
-      if (ok && first[0] == '\0') memcpy(first, fp, sizeof(first));
-      ok = ok && strcmp(first, fp) == 0;
-    }
-    if (ok) {
-      *agree_ms = io_now_ms() - t0;
-      return 1;
-    }
-    sleep_ms(POLL_MS);
+  int ok = 1;
+  char first[17] = "", fp[17];
+  for (int k = 0; ok && k < MAX_C; k++) {
+    if (!pf->active[k]) continue;
+    ok = client_ring(pf, k, count, 0, NULL, fp) && fp[0] != '\0';
+    if (ok && first[0] == '\0') memcpy(first, fp, sizeof(first));
+    ok = ok && strcmp(first, fp) == 0;
   }
-  return 0;
+  return ok;
 }
 
-/* Waits until the active clients' members are all READY and each server's
- * open connections equal the clients holding it, two polls in a row. */
-static int settle(peers_fleet *pf) {
+/* Waits until the active clients agree (agree_now); *agree_ms = time from
+ * `t0`. 1 on success. */
+static int wait_agree(peers_fleet *pf, double t0, double *agree_ms) {
+  if (io_fleet_wait_steady(agree_now, pf, 1, SETTLE_TIMEOUT_MS, POLL_MS) != 1) return 0;
+  *agree_ms = io_fleet_now_ms() - t0;
+  return 1;
+}
+
+/* 1 when the active clients' members are all READY and each server's
+ * open connections equal the clients holding it. */
+static int settled_now(void *ctx) {
+  peers_fleet *pf = ctx;
   uint32_t count = active_count(pf);
-  double deadline = io_now_ms() + SETTLE_TIMEOUT_MS;
-  int good = 0;
-  while (io_now_ms() < deadline) {
-    long held[MAX_N];
-    memset(held, 0, sizeof(held));
-    int ok = 1;
-    char fp[17];
-    for (int k = 0; k < MAX_C; k++)
-      if (pf->active[k]) ok = client_ring(pf, k, count, 1, held, fp) && ok;
-    ok = ok && io_fleet_servers_hold(pf->servers, pf->n, held);
-    good = ok ? good + 1 : 0;
-    if (good >= 2) return 1;
-    sleep_ms(POLL_MS);
-  }
-  return 0;
+  long held[MAX_N];
+  memset(held, 0, sizeof(held));
+  int ok = 1;
+  char fp[17];
+  for (int k = 0; k < MAX_C; k++)
+    if (pf->active[k]) ok = client_ring(pf, k, count, 1, held, fp) && ok;
+  return ok && io_fleet_servers_hold(pf->servers, pf->n, held);
+}
+
+/* Waits until settled_now holds two polls in a row. */
+static int settle(peers_fleet *pf) {
+  return io_fleet_wait_steady(settled_now, pf, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
 }
 
 typedef struct counts {
@@ -313,7 +296,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   for (int k = 0; k < pf->c && row->complete; k++)
     if (start_client(pf, k, row->error, sizeof(row->error)) != 0) row->complete = 0;
   double agree = 0;
-  if (row->complete && !(wait_agree(pf, io_now_ms(), &agree) && settle(pf))) {
+  if (row->complete && !(wait_agree(pf, io_fleet_now_ms(), &agree) && settle(pf))) {
     snprintf(row->error, sizeof(row->error), "the clients did not settle before the join (see %.100s)", pf->dir);
     row->complete = 0;
   }
@@ -321,14 +304,14 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   /* Join: the new client's address enters the peer answer, then it starts. */
   counts c0, c1, c2;
   if (row->complete) {
-    sleep_ms(TRAFFIC_MS);
+    io_fleet_sleep_ms(TRAFFIC_MS);
     memcpy(before, pf->active, sizeof(before));
     memcpy(after, pf->active, sizeof(after));
     after[joiner] = 1;
     predict(pf, before, after, &row->join, row->error, sizeof(row->error));
     snapshot(pf, &c0);
     row->join.sessions_before = total_current(pf, &c0);
-    double t0 = io_now_ms();
+    double t0 = io_fleet_now_ms();
     pf->listed[joiner] = pf->active[joiner] = 1;
     set_peers(pf);
     if (start_client(pf, joiner, row->error, sizeof(row->error)) != 0) row->complete = 0;
@@ -343,7 +326,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   /* Leave: the leaver's address leaves the peer answer; once the others
    * agree, it stops. */
   if (row->complete) {
-    sleep_ms(TRAFFIC_MS);
+    io_fleet_sleep_ms(TRAFFIC_MS);
     memcpy(before, pf->active, sizeof(before));
     memcpy(after, pf->active, sizeof(after));
     after[LEAVER] = 0;
@@ -351,7 +334,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     snapshot(pf, &c1);
     row->leave.sessions_before = total_current(pf, &c1);
     long leaver_sessions = pf->held_by[LEAVER];
-    double t0 = io_now_ms();
+    double t0 = io_fleet_now_ms();
     pf->listed[LEAVER] = pf->active[LEAVER] = 0;
     set_peers(pf);
     int agreed = wait_agree(pf, t0, &row->leave.agree_ms);
@@ -361,7 +344,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     row->leave.measured = 1;
     row->leave.changed = moved_total(pf, &c1, &c2);
     row->leave.optimum = leaver_sessions;
-    sleep_ms(TRAFFIC_MS);
+    io_fleet_sleep_ms(TRAFFIC_MS);
   }
   for (int k = 0; k < MAX_C; k++) stop_client(pf, k, row);
   if (row->complete && !(row->join.settled && row->leave.settled)) {

@@ -150,14 +150,9 @@ static int mode_seen_before(const fleet_churn_row *rows, int i) {
   return 0;
 }
 
-void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
-  if (n <= 0) return;
-  fprintf(f,
-          "\nscenario churn-grid: sessions changed (connections closed + opened on all servers) when s1\n"
-          "leaves the DNS answer (and stops once no client holds it), then when it comes back;\n"
-          "measured on the servers (channelz) beside the core's prediction for the same fleet.\n"
-          "%% = of the sessions before the change; optimum = the removed/added server's sessions,\n"
-          "measured/predicted; before = sessions before the removal (measured).\n\n");
+void io_fleet_report_churn_rows(FILE *f, const fleet_churn_row *rows, int n,
+                                fleet_churn_cells cells) {
+  if (f == NULL || rows == NULL || cells == NULL || n <= 0) return;
   fprintf(f, "%4s %3s %2s %-12s %6s | %-38s | %-38s | %s\n", "N", "C", "A", "mode", "before",
           "removal: measured  predicted  optimum", "addition: measured predicted  optimum",
           "calls ok/failed");
@@ -169,10 +164,21 @@ void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
       continue;
     }
     fprintf(f, " %6ld |", r->removal.sessions_before);
-    churn_step_cells(f, &r->removal);
-    churn_step_cells(f, &r->addition);
+    cells(f, &r->removal);
+    cells(f, &r->addition);
     fprintf(f, " %ld/%ld\n", r->ok, r->failed);
   }
+}
+
+void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
+  if (n <= 0) return;
+  fprintf(f,
+          "\nscenario churn-grid: sessions changed (connections closed + opened on all servers) when s1\n"
+          "leaves the DNS answer (and stops once no client holds it), then when it comes back;\n"
+          "measured on the servers (channelz) beside the core's prediction for the same fleet.\n"
+          "%% = of the sessions before the change; optimum = the removed/added server's sessions,\n"
+          "measured/predicted; before = sessions before the removal (measured).\n\n");
+  io_fleet_report_churn_rows(f, rows, n, churn_step_cells);
   fprintf(f, "\nworst over the points (measured; predicted):\n");
   for (int i = 0; i < n; i++) {
     if (mode_seen_before(rows, i)) continue;
@@ -216,30 +222,42 @@ void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n) {
   }
 }
 
-static void churn_step_json(FILE *f, const char *name, const fleet_churn_step *st) {
+static void churn_step_json(FILE *f, const char *name, const fleet_churn_step *st,
+                            int with_shares) {
   fprintf(f,
           "\"%s\":{\"measured\":%s,\"settled\":%s,\"sessions_before\":%ld,\"changed\":%ld,"
           "\"optimum\":%ld,\"predicted_before\":%ld,\"predicted_changed\":%ld,"
-          "\"predicted_optimum\":%ld,\"changed_share\":%.4f,\"predicted_share\":%.4f}",
+          "\"predicted_optimum\":%ld",
           name, st->measured ? "true" : "false", st->settled ? "true" : "false",
           st->sessions_before, st->changed, st->optimum, st->predicted_before,
-          st->predicted_changed, st->predicted_optimum,
-          pct(st->changed, st->sessions_before) / 100, pct(st->predicted_changed, st->predicted_before) / 100);
+          st->predicted_changed, st->predicted_optimum);
+  if (with_shares) {
+    fprintf(f, ",\"changed_share\":%.4f,\"predicted_share\":%.4f",
+            pct(st->changed, st->sessions_before) / 100,
+            pct(st->predicted_changed, st->predicted_before) / 100);
+  }
+  fputc('}', f);
+}
+
+void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r, int with_shares) {
+  if (f == NULL || r == NULL) return;
+  fprintf(f, "{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", r->servers,
+          r->clients, r->min_aperture);
+  ap_json_write_string(f, r->mode);
+  fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
+  ap_json_write_string(f, r->error);
+  fprintf(f, ",\"ok\":%ld,\"failed\":%ld,", r->ok, r->failed);
+  churn_step_json(f, "removal", &r->removal, with_shares);
+  fputc(',', f);
+  churn_step_json(f, "addition", &r->addition, with_shares);
 }
 
 static void churn_json(FILE *f, const fleet_churn_row *rows, int n) {
   fprintf(f, ",\"churn_grid\":{\"rows\":[");
   for (int i = 0; i < n; i++) {
     const fleet_churn_row *r = &rows[i];
-    fprintf(f, "%s\n{\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"mode\":", i ? "," : "",
-            r->servers, r->clients, r->min_aperture);
-    ap_json_write_string(f, r->mode);
-    fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
-    ap_json_write_string(f, r->error);
-    fprintf(f, ",\"ok\":%ld,\"failed\":%ld,", r->ok, r->failed);
-    churn_step_json(f, "removal", &r->removal);
-    fputc(',', f);
-    churn_step_json(f, "addition", &r->addition);
+    fprintf(f, "%s\n", i ? "," : "");
+    io_fleet_report_churn_row_json(f, r, 1);
     fprintf(f, ",\"note\":");
     ap_json_write_string(f, r->note);
     fputc('}', f);

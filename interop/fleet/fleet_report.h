@@ -112,6 +112,23 @@ void io_fleet_report_table(FILE *f, const fleet_run *runs, int n);
  * beside predicted, then per mode the worst over the points. */
 void io_fleet_report_churn_table(FILE *f, const fleet_churn_row *rows, int n);
 
+/* Writes one churn step's table cells (churn-grid and xds differ). */
+typedef void (*fleet_churn_cells)(FILE *f, const fleet_churn_step *st);
+
+/* Writes the churn table's column header and one line per row: the point
+ * and mode, the sessions before, `cells` for the removal and the addition,
+ * then the calls; a failed row shows its error instead. Does nothing when
+ * an argument is NULL or n <= 0. */
+void io_fleet_report_churn_rows(FILE *f, const fleet_churn_row *rows, int n,
+                                fleet_churn_cells cells);
+
+/* Writes a churn row as a JSON object left open for more fields:
+ * {"servers":..,"clients":..,"min_aperture":..,"mode":..,"complete":..,
+ * "error":..,"ok":..,"failed":..,"removal":{..},"addition":{..} (no closing
+ * brace); each step with "changed_share" and "predicted_share" when
+ * with_shares is 1. Nothing when f or r is NULL. */
+void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r, int with_shares);
+
 /* Writes the runs as one JSON object {"runs":[...],"summary":{...}}
  * (fleet_summary.h), with "churn_grid":{"rows":[...],"worst":[...]} when
  * n_churn > 0. */

@@ -21,6 +21,7 @@
 #include "interop/common/unary_call.h"
 #include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
 
 #define MAX_SERVERS 32
@@ -47,11 +48,6 @@ typedef struct soak {
 } soak;
 
 static double now_s(void) { return (double)io_delay_queue_now_ns() / 1e9; }
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
 
 /* VmRSS of a process in KiB, or -1. */
 static long rss_kib(proc *p) {
@@ -252,7 +248,7 @@ static int run_timeline(soak *s, fleet_soak_result *r) {
         done++;
       }
     }
-    sleep_ms(20);
+    io_fleet_sleep_ms(20);
   }
   if (!rss_start_taken || !rss_end_taken) {
     snprintf(r->error, sizeof(r->error), "a client ended before its memory was read");
