@@ -175,18 +175,24 @@ static double load_of(const ap_candidate *c) {
   return isnan(c->load) ? INFINITY : c->load;
 }
 
+/* A weight that is not finite and > 0 counts as 1. */
+static double weight_of(const ap_candidate *c) {
+  return isfinite(c->weight) && c->weight > 0.0 ? c->weight : 1.0;
+}
+
+/* Weights closer than this compare as equal (raw loads). */
+#define AP_P2C_SAME_WEIGHT 1e-4
+
 int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b) {
   if (a == NULL || b == NULL) return a == NULL && b != NULL;
   const int ha = a->healthy != 0, hb = b->healthy != 0;
   if (ha != hb) return hb;
   const double la = load_of(a), lb = load_of(b);
-  /* A weight that is not finite and > 0 counts as 1. */
-  const double wa = isfinite(a->weight) && a->weight > 0.0 ? a->weight : 1.0;
-  const double wb = isfinite(b->weight) && b->weight > 0.0 ? b->weight : 1.0;
+  const double wa = weight_of(a), wb = weight_of(b);
   /* Compare la / wa with lb / wb without dividing (la * wb vs lb * wa), or
    * raw loads when the weights are within 1e-4. Written as selects so that
    * the data-dependent outcome costs no misprediction. */
-  const int close = fabs(wa - wb) <= 1e-4;
+  const int close = fabs(wa - wb) <= AP_P2C_SAME_WEIGHT;
   const double left = close ? lb : lb * wa;
   const double right = close ? la : la * wb;
   return left < right;
@@ -227,9 +233,8 @@ int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
   const int ha = a->healthy != 0, hb = b->healthy != 0;
   if (ha != hb) return hb;
   double la = load_of(a), lb = load_of(b);
-  const double wa = isfinite(a->weight) && a->weight > 0.0 ? a->weight : 1.0;
-  const double wb = isfinite(b->weight) && b->weight > 0.0 ? b->weight : 1.0;
-  if (fabs(wa - wb) > 1e-4) {
+  const double wa = weight_of(a), wb = weight_of(b);
+  if (fabs(wa - wb) > AP_P2C_SAME_WEIGHT) {
     if (wa > wb) {
       la = thinned_load(la, wb / wa, rng);
     } else {

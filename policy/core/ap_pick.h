@@ -48,7 +48,9 @@ size_t ap_pick_table_size(const ap_pick_table *table);
 double ap_pick_table_weight(const ap_pick_table *table, size_t i);
 
 /* Draws two distinct slots (both 0 when the table has one slot, or when
- * table or rng is NULL). */
+ * table or rng is NULL). API for callers that must compare two different
+ * slots; the policy's picker draws with ap_pick1 twice instead, because
+ * distinct draws over-serve lightly weighted slots (ap_p2c_choose_fair). */
 void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
               size_t *second);
 

@@ -100,6 +100,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       size_t a = 0, b = 0;
       ap_pick2(table, &rng, &a, &b);
       FUZZ_CHECK(a < slots && b < slots && (slots == 1 || a != b), "pick2 %zu %zu", a, b);
+      /* The picker's path: two independent draws, the fair comparison over
+       * the fuzzed weights with loads from the generator (0..127 calls). */
+      const size_t x = ap_pick1(table, &rng), y = ap_pick1(table, &rng);
+      FUZZ_CHECK(x < slots && y < slots, "pick1 %zu %zu", x, y);
+      const ap_candidate cx = {(double)(ap_rng_next(&rng) % 128), pick_weights[x], 1};
+      const ap_candidate cy = {(double)(ap_rng_next(&rng) % 128), pick_weights[y], 1};
+      const int choice = ap_p2c_choose_fair(&cx, &cy, &rng);
+      FUZZ_CHECK(choice == 0 || choice == 1, "fair choice %d", choice);
     }
     ap_pick_table_destroy(table);
   }
