@@ -15,14 +15,6 @@
 
 namespace {
 
-const json_value *FindRow(const json_value *report, const std::string &kind) {
-  const json_value *rows = io_json_get(io_json_get(report, "affinity"), "rows");
-  for (size_t i = 0; i < io_json_size(rows); i++) {
-    if (kind == io_json_string(io_json_get(io_json_at(rows, i), "kind"))) return io_json_at(rows, i);
-  }
-  return nullptr;
-}
-
 TEST(AffinityFleetTest, EachKeyStaysOnOneOwnerInsideItsClientsAperture) {
   std::string dir = TempDir("affinity_fleet");
   Child fleet(InteropBinary("fleet"),
@@ -35,7 +27,7 @@ TEST(AffinityFleetTest, EachKeyStaysOnOneOwnerInsideItsClientsAperture) {
   ASSERT_TRUE(report);
   for (const char *kind : {"sticky", "hash"}) {
     SCOPED_TRACE(kind);
-    const json_value *row = FindRow(report.get(), kind);
+    const json_value *row = FindRow(io_json_get(io_json_get(report.get(), "affinity"), "rows"), "kind", kind);
     ASSERT_NE(nullptr, row);
     ASSERT_EQ(1, io_json_bool(io_json_get(row, "complete"), 0)) << io_json_string(io_json_get(row, "error"));
     EXPECT_GT(io_json_get_number(row, "ok", 0), 0);

@@ -153,14 +153,6 @@ Json RunFleet(const std::vector<std::string> &args, const std::string &dir) {
   return ReadJson(dir + "/report.json");
 }
 
-const json_value *FindRun(const json_value *report, const std::string &mode) {
-  const json_value *runs = io_json_get(report, "runs");
-  for (size_t i = 0; i < io_json_size(runs); i++) {
-    if (mode == io_json_string(io_json_get(io_json_at(runs, i), "mode"))) return io_json_at(runs, i);
-  }
-  return nullptr;
-}
-
 TEST_F(ApertureFleetTest, ContinuousApertureBalancesWithFewerConnectionsThanRoundRobin) {
   // 10 servers, 4 clients, minAperture 2: windows of 1/4 ring tile the
   // ring exactly once, so every server has the same expected load. About
@@ -175,8 +167,8 @@ TEST_F(ApertureFleetTest, ContinuousApertureBalancesWithFewerConnectionsThanRoun
                           "--min-aperture", "2"},
                          dir);
   ASSERT_TRUE(report);
-  const json_value *ap = FindRun(report.get(), "continuous");
-  const json_value *rr = FindRun(report.get(), "round_robin");
+  const json_value *ap = FindRow(io_json_get(report.get(), "runs"), "mode", "continuous");
+  const json_value *rr = FindRow(io_json_get(report.get(), "runs"), "mode", "round_robin");
   ASSERT_NE(nullptr, ap);
   ASSERT_NE(nullptr, rr);
   EXPECT_EQ(0, io_json_get_number(ap, "failed", -1));
@@ -197,8 +189,8 @@ TEST_F(ApertureFleetTest, P2CGivesTheSlowBackendWellBelowItsFairShare) {
                           "--duration-s", "2"},
                          dir);
   ASSERT_TRUE(report);
-  const json_value *ap = FindRun(report.get(), "continuous");
-  const json_value *rr = FindRun(report.get(), "round_robin");
+  const json_value *ap = FindRow(io_json_get(report.get(), "runs"), "mode", "continuous");
+  const json_value *rr = FindRow(io_json_get(report.get(), "runs"), "mode", "round_robin");
   ASSERT_NE(nullptr, ap);
   ASSERT_NE(nullptr, rr);
   double fair = io_json_get_number(ap, "fair_share", 0);
@@ -211,7 +203,7 @@ TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
   std::string dir = TempDir("aperture_churn");
   Json report = RunFleet({"--scenario", "churn", "--modes", "continuous", "--duration-s", "3"}, dir);
   ASSERT_TRUE(report);
-  const json_value *ap = FindRun(report.get(), "continuous");
+  const json_value *ap = FindRow(io_json_get(report.get(), "runs"), "mode", "continuous");
   ASSERT_NE(nullptr, ap);
   EXPECT_EQ(0, io_json_get_number(ap, "failed", -1));
   EXPECT_GT(io_json_get_number(ap, "ok", 0), 0);
@@ -250,7 +242,7 @@ TEST(ApertureFleetRestartTest, RestartWithinTheGraceChangesNoSession) {
                 "--duration-s", "6"},
                dir);
   ASSERT_TRUE(report);
-  const json_value *run = FindRun(report.get(), "smooth");
+  const json_value *run = FindRow(io_json_get(report.get(), "runs"), "mode", "smooth");
   ASSERT_NE(nullptr, run);
   ASSERT_EQ(1, io_json_get_number(run, "bounce_measured", 0));
   EXPECT_GT(io_json_get_number(run, "sessions_before", 0), 0);

@@ -46,22 +46,6 @@ FleetOutput RunDefault(const std::string &dir) {
   return out;
 }
 
-const json_value *FindRun(const json_value *report, const std::string &scenario,
-                          const std::string &mode) {
-  const json_value *runs = io_json_get(report, "runs");
-  for (size_t i = 0; i < io_json_size(runs); i++) {
-    const json_value *r = io_json_at(runs, i);
-    if (scenario == io_json_string(io_json_get(r, "scenario")) && mode == io_json_string(io_json_get(r, "mode"))) {
-      return r;
-    }
-  }
-  return nullptr;
-}
-
-double Num(const json_value *v, const char *a, const char *b = nullptr) {
-  return b ? io_json_get_number(io_json_get(v, a), b, -1) : io_json_get_number(v, a, -1);
-}
-
 std::string Format(const char *fmt, double v) {
   char buf[64];
   snprintf(buf, sizeof(buf), fmt, v);

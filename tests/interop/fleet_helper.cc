@@ -14,6 +14,32 @@ Json ReadJson(const std::string &path) {
   return Json(io_json_parse_file(path.c_str(), err, sizeof(err)));
 }
 
+const json_value *FindRow(const json_value *rows, const char *field,
+                          const std::string &value) {
+  for (size_t i = 0; i < io_json_size(rows); i++) {
+    const json_value *row = io_json_at(rows, i);
+    if (value == io_json_string(io_json_get(row, field))) return row;
+  }
+  return nullptr;
+}
+
+const json_value *FindRun(const json_value *report, const std::string &scenario,
+                          const std::string &mode) {
+  const json_value *runs = io_json_get(report, "runs");
+  for (size_t i = 0; i < io_json_size(runs); i++) {
+    const json_value *r = io_json_at(runs, i);
+    if (scenario == io_json_string(io_json_get(r, "scenario")) &&
+        mode == io_json_string(io_json_get(r, "mode"))) {
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+double Num(const json_value *v, const char *a, const char *b) {
+  return b ? io_json_get_number(io_json_get(v, a), b, -1) : io_json_get_number(v, a, -1);
+}
+
 Child::Child(const std::string &binary, const std::vector<std::string> &args,
              const std::string &stderr_path) {
   std::vector<char *> argv;

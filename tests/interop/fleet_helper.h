@@ -19,6 +19,19 @@ using Json = std::unique_ptr<json_value, JsonDeleter>;
 // Parses a file; empty pointer when missing or malformed.
 Json ReadJson(const std::string &path);
 
+// The first element of the JSON array `rows` whose string `field` equals
+// `value`; nullptr when none does (or rows is not an array).
+const json_value *FindRow(const json_value *rows, const char *field,
+                          const std::string &value);
+
+// The run of a fleet report ("runs") with this scenario and mode; nullptr
+// when there is none.
+const json_value *FindRun(const json_value *report, const std::string &scenario,
+                          const std::string &mode);
+
+// The number at v.a, or at v.a.b when b is given; -1 when missing.
+double Num(const json_value *v, const char *a, const char *b = nullptr);
+
 // A started process; stopped (SIGTERM, then SIGKILL) when destroyed.
 class Child {
  public:

@@ -13,14 +13,6 @@
 
 namespace {
 
-const json_value *FindRow(const json_value *report, const std::string &mode) {
-  const json_value *rows = io_json_get(io_json_get(report, "xds"), "rows");
-  for (size_t i = 0; i < io_json_size(rows); i++) {
-    if (mode == io_json_string(io_json_get(io_json_at(rows, i), "mode"))) return io_json_at(rows, i);
-  }
-  return nullptr;
-}
-
 TEST(XdsFleetTest, EdsRemovalAndAdditionChangeTheSessionsTheCorePredicts) {
   std::string dir = TempDir("xds_fleet");
   Child fleet(InteropBinary("fleet"),
@@ -33,7 +25,7 @@ TEST(XdsFleetTest, EdsRemovalAndAdditionChangeTheSessionsTheCorePredicts) {
   ASSERT_TRUE(report);
   for (const char *mode : {"continuous", "smooth"}) {
     SCOPED_TRACE(mode);
-    const json_value *row = FindRow(report.get(), mode);
+    const json_value *row = FindRow(io_json_get(io_json_get(report.get(), "xds"), "rows"), "mode", mode);
     ASSERT_NE(nullptr, row);
     ASSERT_EQ(1, io_json_bool(io_json_get(row, "complete"), 0)) << io_json_string(io_json_get(row, "error"));
     EXPECT_GT(io_json_get_number(row, "ok", 0), 0);
