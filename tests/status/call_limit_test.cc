@@ -25,6 +25,7 @@ extern "C" {
 #include "policy/registry/ap_registry.h"
 #include "policy/status/ap_status_client.h"
 #include "policy/status/ap_status_limits.h"
+#include "tests/status/owned_server.h"
 }
 
 namespace {
@@ -177,26 +178,10 @@ TEST(CallLimit, ApplicationOwnedServerRefusesCallsPastTheBound) {
   aperture_status_service *svc = nullptr;
   ASSERT_EQ(aperture_status_register(server, &svc, &err), APERTURE_OK) << err.message;
   unsetenv(AP_STATUS_MAX_CALLS_ENV);
-  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
-  int port = grpc_server_add_http2_port(server, "127.0.0.1:0", creds);
-  grpc_server_credentials_release(creds);
-  ASSERT_GT(port, 0);
-  grpc_server_start(server);
-  ASSERT_EQ(aperture_status_service_start(svc, &err), APERTURE_OK) << err.message;
+  int port = 0;
+  ASSERT_NO_FATAL_FAILURE(ServeOwned(server, svc, &port));
   ExpectBound(port, 1, false);
-  int tag = 0;
-  grpc_server_shutdown_and_notify(server, cq, &tag);
-  grpc_server_cancel_all_calls(server);
-  grpc_event ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
-  EXPECT_EQ(ev.tag, &tag);
-  aperture_status_service_destroy(svc);
-  grpc_server_destroy(server);
-  grpc_completion_queue_shutdown(cq);
-  while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr).type !=
-         GRPC_QUEUE_SHUTDOWN) {
-  }
-  grpc_completion_queue_destroy(cq);
-  grpc_shutdown();
+  StopOwned(server, cq, svc);
 }
 
 TEST(CallLimit, InvalidBoundFailsStartNamingTheVariable) {
