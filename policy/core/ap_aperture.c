@@ -12,7 +12,8 @@
 #include "policy/core/ap_order.h"
 
 static const char *const kModeNames[] = {"continuous", "discrete", "random",
-                                         "vdc",        "mesh",     "smooth"};
+                                         "vdc",        "mesh",     "smooth",
+                                         "stable"};
 #define AP_MODE_COUNT (sizeof(kModeNames) / sizeof(kModeNames[0]))
 
 int ap_mode_parse(const char *name, ap_mode *out, ap_error *err) {
@@ -27,7 +28,7 @@ int ap_mode_parse(const char *name, ap_mode *out, ap_error *err) {
   }
   return ap_error_set(err, AP_EINVAL,
                       "mode \"%.64s\" is unknown; accepted: continuous, "
-                      "discrete, random, vdc, mesh, smooth",
+                      "discrete, random, vdc, mesh, smooth, stable",
                       name == NULL ? "(null)" : name);
 }
 
@@ -178,6 +179,9 @@ int ap_aperture_compute(const ap_ring *ring, const ap_subset_params *params,
       break;
     case AP_MODE_SMOOTH:
       rc = ap_mode_smooth_compute(ring, params, logical, &ap, err);
+      break;
+    case AP_MODE_STABLE:
+      rc = ap_mode_stable_compute(ring, params, logical, &ap, err);
       break;
     default:
       return ap_error_set(err, AP_EINTERNAL, "mode %d has no implementation",

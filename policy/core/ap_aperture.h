@@ -32,6 +32,10 @@
  *               vdc(i), width = distance from it to the first endpoint after
  *               the last member (the window holding exactly the members).
  *   mesh        every endpoint in ring order; offset 0, width 1.
+ *   stable      row peer_index of the stable plan (ap_stable.h): members
+ *               from the endpoints' and peers' keys, pick_weight = the
+ *               member's share x members (1 on average); offset = the
+ *               client's position on the key ring, width = members / N.
  * Full members (discrete, random, vdc, mesh) have intersection 1 and
  * pick_weight = endpoint weight.
  *
@@ -64,10 +68,12 @@ typedef enum ap_mode {
   AP_MODE_RANDOM = 2,     /* random A endpoints from a per-process seed */
   AP_MODE_VDC = 3,        /* Van der Corput placement, next A clockwise */
   AP_MODE_MESH = 4,       /* every endpoint */
-  AP_MODE_SMOOTH = 5      /* width continuous in N, coverage-normalised */
+  AP_MODE_SMOOTH = 5,     /* width continuous in N, coverage-normalised */
+  AP_MODE_STABLE = 6      /* membership from keys, shares from scaling */
 } ap_mode;
 
-/* Parses "continuous", "discrete", "random", "vdc", "mesh", "smooth".
+/* Parses "continuous", "discrete", "random", "vdc", "mesh", "smooth",
+ * "stable".
  * AP_EINVAL (message lists the accepted names) otherwise. */
 int ap_mode_parse(const char *name, ap_mode *out, ap_error *err);
 
@@ -82,6 +88,15 @@ typedef struct ap_subset_params {
                             (mesh, needing no coordinate, stays mesh) */
   uint32_t min_aperture; /* in [1, AP_MAX_PEERS]; default 12 */
   uint64_t random_seed;  /* random mode: per-process seed */
+  /* Stable mode only (all optional, never owned). A prebuilt plan for this
+   * ring and peer count wins; otherwise one is built from the keys:
+   * endpoint_keys has ring-size entries in ring order (NULL: ordinal keys
+   * of the ring indices, which move when an endpoint leaves), peer_keys
+   * has peer_count entries in peer-index order (NULL: ordinal keys of the
+   * peer indices). See ap_stable.h. */
+  const struct ap_stable_plan *stable_plan;
+  const uint64_t *endpoint_keys;
+  const uint64_t *peer_keys;
 } ap_subset_params;
 
 /* Fills `params` with defaults: continuous, no coordinate, min_aperture 12,

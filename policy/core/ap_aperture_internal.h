@@ -90,6 +90,8 @@ int ap_mode_vdc_compute(const ap_ring *ring, const ap_subset_params *p,
                         uint32_t logical, ap_aperture **out, ap_error *err);
 int ap_mode_mesh_compute(const ap_ring *ring, const ap_subset_params *p,
                          uint32_t logical, ap_aperture **out, ap_error *err);
+int ap_mode_stable_compute(const ap_ring *ring, const ap_subset_params *p,
+                           uint32_t logical, ap_aperture **out, ap_error *err);
 int ap_mode_smooth_compute(const ap_ring *ring, const ap_subset_params *p,
                            uint32_t logical, ap_aperture **out, ap_error *err);
 

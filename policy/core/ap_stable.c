@@ -1,0 +1,405 @@
+/*
+ * ap_stable: membership from two key rings, shares from matrix scaling.
+ * See ap_stable.h for the contract and the churn argument.
+ */
+#include "policy/core/ap_stable.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/core/ap_hash.h"
+
+/* Salts keep the rings and the coin independent of each other. */
+#define SALT_ENDPOINT 0x5DEECE66DA3B1F27ull
+#define SALT_COIN 0xC2B2AE3D27D4EB4Full
+#define POINT_STEP 0x9E3779B97F4A7C15ull
+
+#define MAX_SIZE 1000000u
+/* Scaling stops when the overload fell by less than STALL_GAIN over
+ * STALL_ROUNDS rounds. */
+#define STALL_ROUNDS 16u
+#define STALL_GAIN 1e-4
+
+#ifndef FILL_RATIO
+#define FILL_RATIO 1.25
+#endif
+
+struct ap_stable_plan {
+  size_t n, c;
+  size_t *row_start;   /* c + 1 offsets */
+  uint32_t *row_ep;    /* endpoint indices, ascending within a row */
+  double *row_share;   /* shares, summing to 1 within a row */
+  double load_max;
+  uint32_t rounds;
+};
+
+typedef struct point {
+  uint64_t pos;
+  uint32_t who;
+} point;
+
+static int compare_points(const void *a, const void *b) {
+  const point *x = a, *y = b;
+  if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+  return (x->who > y->who) - (x->who < y->who);
+}
+
+static int compare_u32(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+uint64_t ap_stable_ordinal_key(uint64_t k) { return ap_mix64(k ^ POINT_STEP); }
+
+double ap_stable_position(uint64_t key) {
+  return (double)(ap_mix64(key) >> 11) * 0x1.0p-53;
+}
+
+static uint64_t client_point(uint64_t key, uint32_t v) {
+  return ap_mix64(key + (uint64_t)v * POINT_STEP);
+}
+
+static uint64_t endpoint_point(uint64_t key) {
+  return ap_mix64(key ^ SALT_ENDPOINT);
+}
+
+/* Coverage of an endpoint: 1 or 2 clients, by a coin from its key. */
+static uint32_t coverage_of(uint64_t key, size_t c) {
+  const uint32_t want = 1u + (uint32_t)(ap_mix64(key ^ SALT_COIN) >> 63);
+  return want < c ? want : (uint32_t)c;
+}
+
+/* First point at or after pos (wrapping to 0). */
+static size_t lower_bound(const point *pts, size_t count, uint64_t pos) {
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (pts[mid].pos < pos) lo = mid + 1; else hi = mid;
+  }
+  return lo == count ? 0 : lo;
+}
+
+/* Keys must be distinct: sorting their points finds equal keys as equal
+ * positions with the same point index. */
+static int check_distinct(const point *sorted, size_t count, const char *what,
+                          const uint64_t *keys, ap_error *err) {
+  for (size_t k = 1; k < count; ++k) {
+    const point a = sorted[k - 1], b = sorted[k];
+    if (a.pos == b.pos && keys[a.who] == keys[b.who]) {
+      return ap_error_set(err, AP_EINVAL, "%s[%u] and %s[%u] are the same key",
+                          what, a.who < b.who ? a.who : b.who, what,
+                          a.who < b.who ? b.who : a.who);
+    }
+  }
+  return AP_OK;
+}
+
+static int validate(const uint64_t *endpoint_keys, const double *weights,
+                    size_t n, const uint64_t *client_keys, size_t c,
+                    uint32_t min_aperture, ap_stable_plan **out,
+                    ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out is NULL");
+  *out = NULL;
+  if (endpoint_keys == NULL)
+    return ap_error_set(err, AP_EINVAL, "endpoint_keys is NULL");
+  if (client_keys == NULL)
+    return ap_error_set(err, AP_EINVAL, "client_keys is NULL");
+  if (n == 0 || n > MAX_SIZE)
+    return ap_error_set(err, AP_ERANGE, "endpoints is %zu, must be in [1, %u]",
+                        n, MAX_SIZE);
+  if (c == 0 || c > MAX_SIZE)
+    return ap_error_set(err, AP_ERANGE, "clients is %zu, must be in [1, %u]",
+                        c, MAX_SIZE);
+  if (min_aperture == 0 || min_aperture > MAX_SIZE)
+    return ap_error_set(err, AP_EINVAL, "min_aperture is %u, must be in [1, %u]",
+                        min_aperture, MAX_SIZE);
+  if (weights != NULL) {
+    for (size_t s = 0; s < n; ++s) {
+      if (!isfinite(weights[s]) || weights[s] <= 0) {
+        return ap_error_set(err, AP_EINVAL,
+                            "weights[%zu] is %g, must be finite and > 0", s,
+                            weights[s]);
+      }
+    }
+  }
+  return AP_OK;
+}
+
+/* Working memory of one build. */
+typedef struct build {
+  point *client_ring; /* c * AP_STABLE_POINTS */
+  point *endpoint_ring;
+  uint32_t *cover;      /* n * 2: the clients each endpoint covers */
+  uint32_t *cover_count;
+  size_t *cover_start;  /* c + 1: CSR of covered endpoints per client */
+  uint32_t *covered;
+  uint32_t *stamp;      /* per endpoint: last client that took it, + 1 */
+} build;
+
+static void build_free(build *b) {
+  free(b->client_ring);
+  free(b->endpoint_ring);
+  free(b->cover);
+  free(b->cover_count);
+  free(b->cover_start);
+  free(b->covered);
+  free(b->stamp);
+}
+
+static int build_rings(build *b, const uint64_t *ek, size_t n,
+                       const uint64_t *ck, size_t c, ap_error *err) {
+  const size_t cp = c * AP_STABLE_POINTS;
+  b->client_ring = malloc(cp * sizeof(point));
+  b->endpoint_ring = malloc(n * sizeof(point));
+  if (b->client_ring == NULL || b->endpoint_ring == NULL)
+    return ap_error_set(err, AP_ENOMEM, "out of memory for the stable rings");
+  for (size_t i = 0; i < c; ++i)
+    for (uint32_t v = 0; v < AP_STABLE_POINTS; ++v)
+      b->client_ring[i * AP_STABLE_POINTS + v] =
+          (point){client_point(ck[i], v), (uint32_t)i};
+  for (size_t s = 0; s < n; ++s)
+    b->endpoint_ring[s] = (point){endpoint_point(ek[s]), (uint32_t)s};
+  qsort(b->client_ring, cp, sizeof(point), compare_points);
+  qsort(b->endpoint_ring, n, sizeof(point), compare_points);
+  /* Equal keys give equal first points; compare only those. */
+  int rc = check_distinct(b->endpoint_ring, n, "endpoint_keys", ek, err);
+  if (rc != AP_OK) return rc;
+  for (size_t k = 1; k < cp; ++k) {
+    const point x = b->client_ring[k - 1], y = b->client_ring[k];
+    if (x.pos == y.pos && x.who != y.who && ck[x.who] == ck[y.who]) {
+      return ap_error_set(err, AP_EINVAL,
+                          "client_keys[%u] and client_keys[%u] are the same key",
+                          x.who < y.who ? x.who : y.who,
+                          x.who < y.who ? y.who : x.who);
+    }
+  }
+  return AP_OK;
+}
+
+/* Each endpoint's covering clients: the first distinct ones clockwise from
+ * its point on the client ring. */
+static int build_coverage(build *b, const uint64_t *ek, size_t n, size_t c,
+                          ap_error *err) {
+  const size_t cp = c * AP_STABLE_POINTS;
+  b->cover = malloc(n * 2 * sizeof(uint32_t));
+  b->cover_count = malloc(n * sizeof(uint32_t));
+  b->cover_start = calloc(c + 1, sizeof(size_t));
+  if (b->cover == NULL || b->cover_count == NULL || b->cover_start == NULL)
+    return ap_error_set(err, AP_ENOMEM, "out of memory for coverage");
+  size_t total = 0;
+  for (size_t s = 0; s < n; ++s) {
+    const uint32_t want = coverage_of(ek[s], c);
+    size_t at = lower_bound(b->client_ring, cp, endpoint_point(ek[s]));
+    uint32_t got = 0;
+    while (got < want) {
+      const uint32_t who = b->client_ring[at].who;
+      if (got == 0 || b->cover[s * 2] != who) b->cover[s * 2 + got++] = who;
+      at = at + 1 == cp ? 0 : at + 1;
+    }
+    b->cover_count[s] = got;
+    for (uint32_t k = 0; k < got; ++k) b->cover_start[b->cover[s * 2 + k] + 1]++;
+    total += got;
+  }
+  for (size_t i = 0; i < c; ++i) b->cover_start[i + 1] += b->cover_start[i];
+  b->covered = malloc((total ? total : 1) * sizeof(uint32_t));
+  size_t *fill = malloc((c ? c : 1) * sizeof(size_t));
+  if (b->covered == NULL || fill == NULL) {
+    free(fill);
+    return ap_error_set(err, AP_ENOMEM, "out of memory for coverage");
+  }
+  memcpy(fill, b->cover_start, c * sizeof(size_t));
+  for (size_t s = 0; s < n; ++s)
+    for (uint32_t k = 0; k < b->cover_count[s]; ++k)
+      b->covered[fill[b->cover[s * 2 + k]]++] = (uint32_t)s;
+  free(fill);
+  return AP_OK;
+}
+
+#define SALT_PHASE 0x165667B19E3779F9ull
+
+/* Members a client fills up to: A, or FILL_RATIO x N / C when that is
+ * more, so that every client can carry its load without overloading its
+ * members; a per-client phase spreads the rounding so that a change of N
+ * or C moves few clients' targets at once. */
+static size_t fill_target(uint64_t key, size_t n, size_t c, uint32_t logical) {
+  const double phase = (double)(ap_mix64(key ^ SALT_PHASE) >> 11) * 0x1.0p-53;
+  const double want = floor(FILL_RATIO * (double)n / (double)c + phase);
+  size_t t = want > (double)logical ? (size_t)want : logical;
+  return t < n ? t : n;
+}
+
+/* Rows: each client's covered endpoints plus fills up to A. */
+static int build_rows(build *b, ap_stable_plan *plan, const uint64_t *ck,
+                      size_t n, size_t c, uint32_t logical, ap_error *err) {
+  b->stamp = calloc(n, sizeof(uint32_t));
+  plan->row_start = malloc((c + 1) * sizeof(size_t));
+  size_t cap = b->cover_start[c] + c * (size_t)logical;
+  plan->row_ep = malloc((cap ? cap : 1) * sizeof(uint32_t));
+  if (b->stamp == NULL || plan->row_start == NULL || plan->row_ep == NULL)
+    return ap_error_set(err, AP_ENOMEM, "out of memory for the stable rows");
+  size_t at = 0;
+  for (size_t i = 0; i < c; ++i) {
+    plan->row_start[i] = at;
+    const uint32_t mark = (uint32_t)i + 1;
+    for (size_t k = b->cover_start[i]; k < b->cover_start[i + 1]; ++k) {
+      b->stamp[b->covered[k]] = mark;
+      plan->row_ep[at++] = b->covered[k];
+    }
+    size_t have = at - plan->row_start[i];
+    const size_t want = fill_target(ck[i], n, c, logical);
+    size_t e = lower_bound(b->endpoint_ring, n, client_point(ck[i], 0));
+    for (size_t walked = 0; have < want && walked < n; ++walked) {
+      const uint32_t s = b->endpoint_ring[e].who;
+      if (b->stamp[s] != mark) {
+        b->stamp[s] = mark;
+        plan->row_ep[at++] = s;
+        ++have;
+      }
+      e = e + 1 == n ? 0 : e + 1;
+    }
+    qsort(plan->row_ep + plan->row_start[i], have, sizeof(uint32_t),
+          compare_u32);
+  }
+  plan->row_start[c] = at;
+  return AP_OK;
+}
+
+/* Sinkhorn scaling of the 0/1 membership matrix toward row sums 1 and
+ * column sums target[s]: share = u_i v_s. The last step scales rows, so
+ * every row sums to 1 exactly; columns are checked before it. */
+static int scale(ap_stable_plan *plan, const double *weights, size_t n,
+                 size_t c, ap_error *err) {
+  const size_t total = plan->row_start[c];
+  double *u = malloc(c * sizeof(double));
+  double *v = malloc(n * sizeof(double));
+  double *col = malloc(n * sizeof(double));
+  double *target = malloc(n * sizeof(double));
+  plan->row_share = malloc((total ? total : 1) * sizeof(double));
+  int rc = AP_OK;
+  if (u == NULL || v == NULL || col == NULL || target == NULL ||
+      plan->row_share == NULL) {
+    rc = ap_error_set(err, AP_ENOMEM, "out of memory for the stable scaling");
+    goto done;
+  }
+  double weight_sum = 0;
+  for (size_t s = 0; s < n; ++s) weight_sum += weights ? weights[s] : 1.0;
+  for (size_t s = 0; s < n; ++s) {
+    target[s] = (double)c * (weights ? weights[s] : 1.0) / weight_sum;
+    v[s] = 1.0;
+  }
+  for (size_t i = 0; i < c; ++i) {
+    const size_t deg = plan->row_start[i + 1] - plan->row_start[i];
+    u[i] = 1.0 / (double)deg;
+  }
+  const uint32_t *ep = plan->row_ep;
+  double stall_mark = HUGE_VAL; /* worst load STALL_ROUNDS rounds ago */
+  for (uint32_t round = 0;; ++round) {
+    memset(col, 0, n * sizeof(double));
+    for (size_t i = 0; i < c; ++i)
+      for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
+        col[ep[k]] += u[i];
+    double worst = 0, err_max = 0;
+    for (size_t s = 0; s < n; ++s) {
+      const double load = col[s] * v[s] / target[s];
+      if (load > worst) worst = load;
+      if (fabs(load - 1.0) > err_max) err_max = fabs(load - 1.0);
+    }
+    plan->load_max = worst;
+    plan->rounds = round;
+    /* Done when no endpoint is overloaded beyond the tolerance, or when
+     * the overload stopped falling (membership that cannot balance
+     * further: the rest would only cost rounds). */
+    if (worst - 1.0 <= AP_STABLE_TOLERANCE || err_max <= AP_STABLE_TOLERANCE ||
+        round >= AP_STABLE_MAX_ROUNDS)
+      break;
+    if (round % STALL_ROUNDS == 0) {
+      if (stall_mark - worst < STALL_GAIN) break;
+      stall_mark = worst;
+    }
+    for (size_t s = 0; s < n; ++s) v[s] = target[s] / col[s];
+    for (size_t i = 0; i < c; ++i) {
+      double row = 0;
+      for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
+        row += v[ep[k]];
+      u[i] = 1.0 / row;
+    }
+  }
+  for (size_t i = 0; i < c; ++i)
+    for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
+      plan->row_share[k] = u[i] * v[ep[k]];
+done:
+  free(u);
+  free(v);
+  free(col);
+  free(target);
+  return rc;
+}
+
+int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
+                          size_t n, const uint64_t *client_keys, size_t c,
+                          uint32_t min_aperture, ap_stable_plan **out,
+                          ap_error *err) {
+  int rc = validate(endpoint_keys, weights, n, client_keys, c, min_aperture,
+                    out, err);
+  if (rc != AP_OK) return rc;
+  ap_stable_plan *plan = calloc(1, sizeof *plan);
+  if (plan == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  plan->n = n;
+  plan->c = c;
+  const uint32_t logical = min_aperture < n ? min_aperture : (uint32_t)n;
+  build b;
+  memset(&b, 0, sizeof b);
+  rc = build_rings(&b, endpoint_keys, n, client_keys, c, err);
+  if (rc == AP_OK) rc = build_coverage(&b, endpoint_keys, n, c, err);
+  if (rc == AP_OK) rc = build_rows(&b, plan, client_keys, n, c, logical, err);
+  build_free(&b);
+  if (rc == AP_OK) rc = scale(plan, weights, n, c, err);
+  if (rc != AP_OK) {
+    ap_stable_plan_destroy(plan);
+    return rc;
+  }
+  *out = plan;
+  return AP_OK;
+}
+
+void ap_stable_plan_destroy(ap_stable_plan *plan) {
+  if (plan == NULL) return;
+  free(plan->row_start);
+  free(plan->row_ep);
+  free(plan->row_share);
+  free(plan);
+}
+
+size_t ap_stable_plan_endpoints(const ap_stable_plan *plan) {
+  return plan ? plan->n : 0;
+}
+
+size_t ap_stable_plan_clients(const ap_stable_plan *plan) {
+  return plan ? plan->c : 0;
+}
+
+size_t ap_stable_plan_row_size(const ap_stable_plan *plan, size_t client) {
+  if (plan == NULL || client >= plan->c) return 0;
+  return plan->row_start[client + 1] - plan->row_start[client];
+}
+
+const uint32_t *ap_stable_plan_row_endpoints(const ap_stable_plan *plan,
+                                             size_t client) {
+  if (plan == NULL || client >= plan->c) return NULL;
+  return plan->row_ep + plan->row_start[client];
+}
+
+const double *ap_stable_plan_row_shares(const ap_stable_plan *plan,
+                                        size_t client) {
+  if (plan == NULL || client >= plan->c) return NULL;
+  return plan->row_share + plan->row_start[client];
+}
+
+double ap_stable_plan_load_max(const ap_stable_plan *plan) {
+  return plan ? plan->load_max : 0;
+}
+
+uint32_t ap_stable_plan_rounds(const ap_stable_plan *plan) {
+  return plan ? plan->rounds : 0;
+}
