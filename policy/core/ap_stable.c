@@ -50,6 +50,10 @@ static int compare_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+uint64_t ap_stable_key(const char *identity) {
+  return ap_hash_str(identity ? identity : "", SALT_ENDPOINT);
+}
+
 uint64_t ap_stable_ordinal_key(uint64_t k) { return ap_mix64(k ^ POINT_STEP); }
 
 double ap_stable_position(uint64_t key) {

@@ -66,6 +66,11 @@ int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
 /* Frees a plan (NULL is ignored). */
 void ap_stable_plan_destroy(ap_stable_plan *plan);
 
+/* The key of an identity string: an endpoint's address as the resolver
+ * gave it ("127.0.0.1:5001"), a peer's address from coordinate discovery.
+ * Every client must use the same strings; NULL gives the key of "". */
+uint64_t ap_stable_key(const char *identity);
+
 /* The key of ordinal k (client k of a fleet without identities, or
  * endpoint k of a simulated ring). */
 uint64_t ap_stable_ordinal_key(uint64_t k);
