@@ -71,7 +71,7 @@ int ap_mode_stable_compute(const ap_ring *ring, const ap_subset_params *p,
     ap_aperture_push(ap, members[k], 1.0, shares[k] * (double)count, 0);
   const uint64_t key = p->peer_keys ? p->peer_keys[p->peer_index]
                                     : ap_stable_ordinal_key(p->peer_index);
-  ap->offset = ap_stable_position(key);
+  ap->offset = (double)(ap_stable_client_point(key, 0) >> 11) * 0x1.0p-53;
   ap->width = (double)count / (double)n;
   ap_stable_plan_destroy(owned);
   *out = ap;

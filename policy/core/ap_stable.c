@@ -16,14 +16,16 @@
 #define POINT_STEP 0x9E3779B97F4A7C15ull
 
 #define MAX_SIZE 1000000u
-/* Scaling stops when the overload fell by less than STALL_GAIN over
- * STALL_ROUNDS rounds. */
-#define STALL_ROUNDS 16u
-#define STALL_GAIN 1e-4
+/* Share of endpoints covered by two clients instead of one (coverage 1.5
+ * on average): a second cover lets the scaling move load between clients,
+ * and costs connections. */
+#define SECOND_COVER 0.5
 
-#ifndef FILL_RATIO
-#define FILL_RATIO 1.25
-#endif
+/* The scaling stops early when the overload fell by less than STALL_GAIN
+ * of itself over STALL_ROUNDS rounds: a membership that balances only
+ * asymptotically would otherwise spend every round it is allowed. */
+#define STALL_ROUNDS 16u
+#define STALL_GAIN 0.01
 
 struct ap_stable_plan {
   size_t n, c;
@@ -39,16 +41,42 @@ typedef struct point {
   uint32_t who;
 } point;
 
-static int compare_points(const void *a, const void *b) {
-  const point *x = a, *y = b;
-  if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
-  return (x->who > y->who) - (x->who < y->who);
+/* Sorts points by position, ties by ascending `who` (the input order, as
+ * callers fill points in `who` order): a stable LSD radix sort, bytewise,
+ * skipping bytes every point shares. O(8 count), far cheaper than qsort for
+ * the client ring's tens of thousands of points. */
+static int sort_points(point *pts, size_t count) {
+  point *tmp = malloc((count ? count : 1) * sizeof(point));
+  if (tmp == NULL) return 0;
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    size_t bucket[257] = {0};
+    for (size_t k = 0; k < count; ++k) bucket[((pts[k].pos >> shift) & 255) + 1]++;
+    int trivial = 0;
+    for (unsigned d = 0; d < 256; ++d) trivial |= bucket[d + 1] == count;
+    if (trivial) continue;
+    for (unsigned d = 0; d < 256; ++d) bucket[d + 1] += bucket[d];
+    for (size_t k = 0; k < count; ++k)
+      tmp[bucket[(pts[k].pos >> shift) & 255]++] = pts[k];
+    memcpy(pts, tmp, count * sizeof(point));
+  }
+  free(tmp);
+  return 1;
 }
 
-static int compare_u32(const void *a, const void *b) {
-  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
+/* Sorts a short row of endpoint indices (insertion sort: rows are tens of
+ * members). */
+static void sort_row(uint32_t *row, size_t count) {
+  for (size_t k = 1; k < count; ++k) {
+    const uint32_t x = row[k];
+    size_t j = k;
+    while (j > 0 && row[j - 1] > x) {
+      row[j] = row[j - 1];
+      --j;
+    }
+    row[j] = x;
+  }
 }
+
 
 uint64_t ap_stable_key(const char *identity) {
   return ap_hash_str(identity ? identity : "", SALT_ENDPOINT);
@@ -56,21 +84,30 @@ uint64_t ap_stable_key(const char *identity) {
 
 uint64_t ap_stable_ordinal_key(uint64_t k) { return ap_mix64(k ^ POINT_STEP); }
 
-double ap_stable_position(uint64_t key) {
-  return (double)(ap_mix64(key) >> 11) * 0x1.0p-53;
-}
-
-static uint64_t client_point(uint64_t key, uint32_t v) {
+uint64_t ap_stable_client_point(uint64_t key, uint32_t v) {
   return ap_mix64(key + (uint64_t)v * POINT_STEP);
 }
 
-static uint64_t endpoint_point(uint64_t key) {
+uint64_t ap_stable_endpoint_point(uint64_t key) {
   return ap_mix64(key ^ SALT_ENDPOINT);
 }
 
-/* Coverage of an endpoint: 1 or 2 clients, by a coin from its key. */
+uint32_t ap_stable_cover_count(uint64_t key) {
+  const double coin = (double)(ap_mix64(key ^ SALT_COIN) >> 11) * 0x1.0p-53;
+  return coin < SECOND_COVER ? 2u : 1u;
+}
+
+static uint64_t client_point(uint64_t key, uint32_t v) {
+  return ap_stable_client_point(key, v);
+}
+
+static uint64_t endpoint_point(uint64_t key) {
+  return ap_stable_endpoint_point(key);
+}
+
+/* Coverage of an endpoint, capped at the number of clients. */
 static uint32_t coverage_of(uint64_t key, size_t c) {
-  const uint32_t want = 1u + (uint32_t)(ap_mix64(key ^ SALT_COIN) >> 63);
+  const uint32_t want = ap_stable_cover_count(key);
   return want < c ? want : (uint32_t)c;
 }
 
@@ -164,8 +201,8 @@ static int build_rings(build *b, const uint64_t *ek, size_t n,
           (point){client_point(ck[i], v), (uint32_t)i};
   for (size_t s = 0; s < n; ++s)
     b->endpoint_ring[s] = (point){endpoint_point(ek[s]), (uint32_t)s};
-  qsort(b->client_ring, cp, sizeof(point), compare_points);
-  qsort(b->endpoint_ring, n, sizeof(point), compare_points);
+  if (!sort_points(b->client_ring, cp) || !sort_points(b->endpoint_ring, n))
+    return ap_error_set(err, AP_ENOMEM, "out of memory sorting the rings");
   /* Equal keys give equal first points; compare only those. */
   int rc = check_distinct(b->endpoint_ring, n, "endpoint_keys", ek, err);
   if (rc != AP_OK) return rc;
@@ -220,25 +257,15 @@ static int build_coverage(build *b, const uint64_t *ek, size_t n, size_t c,
   return AP_OK;
 }
 
-#define SALT_PHASE 0x165667B19E3779F9ull
-
-/* Members a client fills up to: A, or FILL_RATIO x N / C when that is
- * more, so that every client can carry its load without overloading its
- * members; a per-client phase spreads the rounding so that a change of N
- * or C moves few clients' targets at once. */
-static size_t fill_target(uint64_t key, size_t n, size_t c, uint32_t logical) {
-  const double phase = (double)(ap_mix64(key ^ SALT_PHASE) >> 11) * 0x1.0p-53;
-  const double want = floor(FILL_RATIO * (double)n / (double)c + phase);
-  size_t t = want > (double)logical ? (size_t)want : logical;
-  return t < n ? t : n;
-}
-
-/* Rows: each client's covered endpoints plus fills up to A. */
+/* Rows: each client's covered endpoints, then its own walk: the first A
+ * endpoints clockwise from its point on the endpoint ring, whatever it
+ * covers. The walk depends on the endpoints and the client alone, so no
+ * other client's arrival or departure changes it. */
 static int build_rows(build *b, ap_stable_plan *plan, const uint64_t *ck,
                       size_t n, size_t c, uint32_t logical, ap_error *err) {
   b->stamp = calloc(n, sizeof(uint32_t));
   plan->row_start = malloc((c + 1) * sizeof(size_t));
-  size_t cap = b->cover_start[c] + c * (size_t)logical;
+  const size_t cap = b->cover_start[c] + c * (size_t)logical;
   plan->row_ep = malloc((cap ? cap : 1) * sizeof(uint32_t));
   if (b->stamp == NULL || plan->row_start == NULL || plan->row_ep == NULL)
     return ap_error_set(err, AP_ENOMEM, "out of memory for the stable rows");
@@ -250,20 +277,16 @@ static int build_rows(build *b, ap_stable_plan *plan, const uint64_t *ck,
       b->stamp[b->covered[k]] = mark;
       plan->row_ep[at++] = b->covered[k];
     }
-    size_t have = at - plan->row_start[i];
-    const size_t want = fill_target(ck[i], n, c, logical);
     size_t e = lower_bound(b->endpoint_ring, n, client_point(ck[i], 0));
-    for (size_t walked = 0; have < want && walked < n; ++walked) {
+    for (uint32_t walked = 0; walked < logical; ++walked) {
       const uint32_t s = b->endpoint_ring[e].who;
       if (b->stamp[s] != mark) {
         b->stamp[s] = mark;
         plan->row_ep[at++] = s;
-        ++have;
       }
       e = e + 1 == n ? 0 : e + 1;
     }
-    qsort(plan->row_ep + plan->row_start[i], have, sizeof(uint32_t),
-          compare_u32);
+    sort_row(plan->row_ep + plan->row_start[i], at - plan->row_start[i]);
   }
   plan->row_start[c] = at;
   return AP_OK;
@@ -309,7 +332,6 @@ static int scale(ap_stable_plan *plan, const double *weights, size_t n,
       if (load > worst) worst = load;
       if (fabs(load - 1.0) > err_max) err_max = fabs(load - 1.0);
     }
-    plan->load_max = worst;
     plan->rounds = round;
     /* Done when no endpoint is overloaded beyond the tolerance, or when
      * the overload stopped falling (membership that cannot balance
@@ -318,7 +340,7 @@ static int scale(ap_stable_plan *plan, const double *weights, size_t n,
         round >= AP_STABLE_MAX_ROUNDS)
       break;
     if (round % STALL_ROUNDS == 0) {
-      if (stall_mark - worst < STALL_GAIN) break;
+      if (stall_mark - worst < STALL_GAIN * (stall_mark - 1.0)) break;
       stall_mark = worst;
     }
     for (size_t s = 0; s < n; ++s) v[s] = target[s] / col[s];
@@ -329,9 +351,23 @@ static int scale(ap_stable_plan *plan, const double *weights, size_t n,
       u[i] = 1.0 / row;
     }
   }
-  for (size_t i = 0; i < c; ++i)
+  /* Rows sum to 1 exactly. */
+  for (size_t i = 0; i < c; ++i) {
+    double row = 0;
     for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
+      row += v[ep[k]];
+    u[i] = 1.0 / row;
+  }
+  memset(col, 0, n * sizeof(double));
+  for (size_t i = 0; i < c; ++i)
+    for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k) {
       plan->row_share[k] = u[i] * v[ep[k]];
+      col[ep[k]] += plan->row_share[k];
+    }
+  /* The reported balance is the final shares'. */
+  plan->load_max = 0;
+  for (size_t s = 0; s < n; ++s)
+    if (col[s] / target[s] > plan->load_max) plan->load_max = col[s] / target[s];
 done:
   free(u);
   free(v);

@@ -5,25 +5,29 @@
  *
  * Membership (who connects to whom) depends on keys, never on positions in
  * a list, so one membership change moves only the sessions it must:
- *   - coverage: each endpoint takes the first 1 or 2 distinct clients met
- *     clockwise from its point on a ring of client points (AP_STABLE_POINTS
- *     points per client); a coin from the endpoint's key decides 1 or 2, so
- *     coverage is 1.5 on average and never 0;
- *   - fill: a client with fewer than A = min(min_aperture, N) members adds
- *     the endpoints met first clockwise from its own point on a ring of
- *     endpoint points, until it has A.
- * An endpoint leaving closes its sessions and each client that falls below
- * A opens one; an endpoint joining opens its sessions and a client above A
- * closes at most one fill per session opened; a client leaving moves its
- * coverage to the next client on the ring.
+ *   - coverage: each endpoint is covered by the first 1 or 2 distinct
+ *     clients met clockwise from its point on a ring of client points
+ *     (AP_STABLE_POINTS points per client); a coin from the endpoint's key
+ *     decides 1 or 2 (2 for half of them), so no endpoint is left out;
+ *   - walk: each client also takes the first A = min(min_aperture, N)
+ *     endpoints clockwise from its own point on the ring of endpoint
+ *     points, whatever it covers, so it has at least A members and spare
+ *     room for load.
+ * A client's members are the union. An endpoint leaving closes its
+ * sessions and each walk that held it opens the next endpoint (at most 2x
+ * the sessions that had to close); an endpoint joining opens its sessions
+ * and each walk it enters closes its last endpoint; a client joining or
+ * leaving changes its own sessions and takes or gives up the coverage of
+ * the endpoints just before its points. Nothing depends on the number of
+ * endpoints or clients, so no change moves sessions fleet-wide.
  *
  * Shares (the load each client sends each member) come from matrix scaling
  * (Sinkhorn) of the membership matrix: every client sends the same total
  * and every endpoint's expected load is proportional to its weight, so
- * membership alone never unbalances load. The scaling runs until every
- * endpoint's load is within AP_STABLE_TOLERANCE of its target or
- * AP_STABLE_MAX_ROUNDS rounds have run; ap_stable_plan_load_max() reports
- * what was reached.
+ * membership never unbalances load. The scaling stops when no endpoint is
+ * overloaded by more than AP_STABLE_TOLERANCE, when the overload stops
+ * falling, or after AP_STABLE_MAX_ROUNDS rounds; ap_stable_plan_load_max()
+ * reports the balance reached.
  *
  * A plan is immutable after creation and safe to read from any thread.
  */
@@ -99,9 +103,17 @@ double ap_stable_plan_load_max(const ap_stable_plan *plan);
 /* Scaling rounds the plan took (diagnostics and benchmarks). */
 uint32_t ap_stable_plan_rounds(const ap_stable_plan *plan);
 
-/* Position in [0, 1) of a key on either ring (the client's own point is
- * the first of its points). */
-double ap_stable_position(uint64_t key);
+/* The placement, for callers that show or check it. Positions are 64-bit
+ * points on a ring read clockwise (0 follows 2^64 - 1); ties break by the
+ * lower endpoint or client index. */
+/* Point v (< AP_STABLE_POINTS) of the client with key `key`; point 0 is
+ * where its walk starts. */
+uint64_t ap_stable_client_point(uint64_t key, uint32_t v);
+/* Point of the endpoint with key `key`, on both rings. */
+uint64_t ap_stable_endpoint_point(uint64_t key);
+/* Clients (1 or 2) covering the endpoint with key `key`, before capping at
+ * the number of clients. */
+uint32_t ap_stable_cover_count(uint64_t key);
 
 #ifdef __cplusplus
 }
