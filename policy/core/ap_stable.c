@@ -27,6 +27,9 @@
 #define STALL_ROUNDS 16u
 #define STALL_GAIN 0.01
 
+/* Smallest share relative to the largest in the same row. */
+#define SHARE_FLOOR 1e-12
+
 struct ap_stable_plan {
   size_t n, c;
   size_t *row_start;   /* c + 1 offsets */
@@ -351,19 +354,27 @@ static int scale(ap_stable_plan *plan, const double *weights, size_t n,
       u[i] = 1.0 / row;
     }
   }
-  /* Rows sum to 1 exactly. */
-  for (size_t i = 0; i < c; ++i) {
-    double row = 0;
-    for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
-      row += v[ep[k]];
-    u[i] = 1.0 / row;
-  }
+  /* Rows sum to 1 exactly, and no share falls below SHARE_FLOOR of its
+   * row's largest: weights no membership can carry (an endpoint far
+   * heavier than what covers it) drive the scaling toward zero shares, and
+   * a member whose share rounds away could never be picked. */
   memset(col, 0, n * sizeof(double));
-  for (size_t i = 0; i < c; ++i)
-    for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k) {
-      plan->row_share[k] = u[i] * v[ep[k]];
+  for (size_t i = 0; i < c; ++i) {
+    const size_t begin = plan->row_start[i], end = plan->row_start[i + 1];
+    double top = 0;
+    for (size_t k = begin; k < end; ++k)
+      if (v[ep[k]] > top) top = v[ep[k]];
+    double row = 0;
+    for (size_t k = begin; k < end; ++k) {
+      const double x = v[ep[k]];
+      plan->row_share[k] = x > top * SHARE_FLOOR ? x : top * SHARE_FLOOR;
+      row += plan->row_share[k];
+    }
+    for (size_t k = begin; k < end; ++k) {
+      plan->row_share[k] /= row;
       col[ep[k]] += plan->row_share[k];
     }
+  }
   /* The reported balance is the final shares'. */
   plan->load_max = 0;
   for (size_t s = 0; s < n; ++s)

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(ap_ring_create(equal ? NULL : weights, n, &ring, NULL) == AP_OK, "ring");
   ap_subset_params params;
   ap_subset_params_init(&params);
-  params.mode = (ap_mode)(fuzz_u8(&in) % 6);
+  params.mode = (ap_mode)(fuzz_u8(&in) % 7);
   params.peer_count = fuzz_u8(&in) % 40; /* 0: unknown coordinate */
   params.peer_index = params.peer_count ? fuzz_u8(&in) % params.peer_count : 0;
   params.min_aperture = 1 + fuzz_u8(&in) % 30;
