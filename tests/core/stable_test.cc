@@ -364,3 +364,29 @@ TEST(StableMode, NameParses) {
 }
 
 }  // namespace
+
+namespace {
+
+// Health widening keeps every member of the plan's row and adds endpoints
+// until enough are ready, as in the window modes.
+TEST(StableMode, WideningKeepsTheRowAndReachesMinReady) {
+  auto ring = aptest::MakeRing(60);
+  auto base = aptest::Compute(ring.get(), aptest::Params(AP_MODE_STABLE, 3, 20, 12));
+  ASSERT_NE(base, nullptr);
+  std::vector<uint8_t> ready(60, 1);
+  for (size_t k = 0; k < ap_aperture_count(base.get()); ++k)
+    ready[ap_aperture_member(base.get(), k)->index] = 0;  // every member down
+  ap_aperture *wide = nullptr;
+  ap_error err;
+  ASSERT_EQ(ap_aperture_widen(ring.get(), base.get(), ready.data(), 4, &wide, &err), AP_OK)
+      << err.message;
+  aptest::Aperture owned(wide);
+  EXPECT_EQ(ap_aperture_count(wide), ap_aperture_count(base.get()) + 4);
+  EXPECT_EQ(ap_aperture_widened_count(wide), 4u);
+  for (size_t k = 0; k < ap_aperture_count(base.get()); ++k)
+    EXPECT_TRUE(ap_aperture_find(wide, ap_aperture_member(base.get(), k)->index, nullptr));
+  for (size_t k = ap_aperture_count(base.get()); k < ap_aperture_count(wide); ++k)
+    EXPECT_TRUE(ready[ap_aperture_member(wide, k)->index]);
+}
+
+}  // namespace
