@@ -245,7 +245,7 @@ TEST(Sim, HashSharesFollowWeights) {
 TEST(Sim, PlacementExperimentReportsEveryVariant) {
   auto v = RunJson({"placement", "--json"});
   const auto& vars = v["variants"];
-  ASSERT_EQ(vars.size(), 6u);
+  ASSERT_EQ(vars.size(), 7u);
   for (size_t i = 0; i < vars.size(); i++) {
     // Nothing can beat the optimum: only the leaver's sessions must close.
     EXPECT_GE(vars[i]["remove_changed"].num(), vars[i]["remove_optimum"].num())
