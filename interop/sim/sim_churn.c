@@ -155,9 +155,11 @@ typedef struct grid_worst {
   uint32_t remove_n, remove_c, add_n, add_c;
   double remove_sum, add_sum; /* over the cells, for the means */
   /* worst changed / optimum of a cell (position-averaged both), over the
-   * cells whose optimum is above 0 (ratio_skipped counts the others), and
-   * worst expected load max / mean of a cell's fleet */
+   * cells whose optimum is above 0 (ratio_skipped counts the cells where
+   * either optimum is 0), and worst expected load max / mean of a cell's
+   * fleet; each with its cell */
   double remove_ratio, add_ratio, load;
+  uint32_t remove_ratio_n, remove_ratio_c, add_ratio_n, add_ratio_c, load_n, load_c;
   size_t ratio_skipped;
   /* every cell's figures in walk order (the same order for every mode, so
    * modes can be compared cell by cell); owned, NULL if out of memory */
@@ -235,13 +237,22 @@ static int grid_note(grid_worst *w, uint32_t n, uint32_t c, double rem, double r
     w->add_n = n;
     w->add_c = c;
   }
-  if (rem_opt > 0 && add_opt > 0) {
-    if (rem / rem_opt > w->remove_ratio) w->remove_ratio = rem / rem_opt;
-    if (add / add_opt > w->add_ratio) w->add_ratio = add / add_opt;
-  } else {
-    w->ratio_skipped++;
+  if (rem_opt > 0 && rem / rem_opt > w->remove_ratio) {
+    w->remove_ratio = rem / rem_opt;
+    w->remove_ratio_n = n;
+    w->remove_ratio_c = c;
   }
-  if (load > w->load) w->load = load;
+  if (add_opt > 0 && add / add_opt > w->add_ratio) {
+    w->add_ratio = add / add_opt;
+    w->add_ratio_n = n;
+    w->add_ratio_c = c;
+  }
+  if (rem_opt <= 0 || add_opt <= 0) w->ratio_skipped++;
+  if (load > w->load) {
+    w->load = load;
+    w->load_n = n;
+    w->load_c = c;
+  }
   return 0;
 }
 
@@ -540,13 +551,18 @@ int io_sim_verb_churn(int argc, char **argv) {
                "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
                "\"add_optimum\":%.15g,\"remove_mean\":%.15g,\"add_mean\":%.15g,"
                "\"cells\":%zu,\"remove_worst_ratio\":%.15g,\"add_worst_ratio\":%.15g,"
-               "\"ratio_skipped_cells\":%zu,\"load_worst\":%.15g}",
+               "\"ratio_skipped_cells\":%zu,\"load_worst\":%.15g,"
+               "\"remove_ratio_servers\":%u,\"remove_ratio_clients\":%u,"
+               "\"add_ratio_servers\":%u,\"add_ratio_clients\":%u,"
+               "\"load_servers\":%u,\"load_clients\":%u}",
                k ? "," : "", io_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
                gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
                gw[k].cells ? gw[k].remove_sum / gw[k].cells : 0,
                gw[k].cells ? gw[k].add_sum / gw[k].cells : 0, gw[k].cells,
-               gw[k].remove_ratio, gw[k].add_ratio, gw[k].ratio_skipped, gw[k].load);
+               gw[k].remove_ratio, gw[k].add_ratio, gw[k].ratio_skipped, gw[k].load,
+               gw[k].remove_ratio_n, gw[k].remove_ratio_c, gw[k].add_ratio_n,
+               gw[k].add_ratio_c, gw[k].load_n, gw[k].load_c);
       printf("],\"smooth_vs_continuous\":{\"cells\":%zu,\"smooth_more_on_removal\":%zu,"
              "\"smooth_more_on_addition\":%zu,\"largest_removal_excess\":%.15g,"
              "\"removal_excess_servers\":%u,\"removal_excess_clients\":%u,"
@@ -589,14 +605,18 @@ int io_sim_verb_churn(int argc, char **argv) {
            100 * gw[k].add, gw[k].add_n, gw[k].add_c, 100 * gw[k].add_opt,
            gw[k].cells ? 100 * gw[k].remove_sum / gw[k].cells : 0,
            gw[k].cells ? 100 * gw[k].add_sum / gw[k].cells : 0);
-  printf("\nWorst over the same cells of changed / optimum (both position-averaged; cells\n"
-         "with optimum 0 skipped) and of the expected load max / mean of a cell's fleet:\n\n");
-  printf("  mode        | removal  addition | load max/mean | cells skipped\n");
-  printf("  ------------+-------------------+---------------+--------------\n");
+  printf("\nWorst over the same cells of changed / optimum (both position-averaged; a\n"
+         "cell with optimum 0 is skipped) and of the expected load max / mean of a cell's\n"
+         "fleet (every client sends the same rate, split by pick weight):\n\n");
+  printf("  mode        | removal/opt  at (N, C)  | addition/opt at (N, C)  |"
+         " load max/mean at (N, C)  | skipped\n");
+  printf("  ------------+-------------------------+-------------------------+"
+         "--------------------------+--------\n");
   for (int k = 0; k < NUM_CHURN_MODES; k++)
-    printf("  %-11s | %7.2f  %8.2f |      %8.4f | %13zu\n",
-           io_sessions_mode_name(churn_mode(k)), gw[k].remove_ratio, gw[k].add_ratio,
-           gw[k].load, gw[k].ratio_skipped);
+    printf("  %-11s | %9.2fx (%4u, %4u) | %9.2fx (%4u, %4u) | %9.4f   (%4u, %4u) | %7zu\n",
+           io_sessions_mode_name(churn_mode(k)), gw[k].remove_ratio, gw[k].remove_ratio_n,
+           gw[k].remove_ratio_c, gw[k].add_ratio, gw[k].add_ratio_n, gw[k].add_ratio_c,
+           gw[k].load, gw[k].load_n, gw[k].load_c, gw[k].ratio_skipped);
   if (cmp.cells > 0) {
     printf("\nsmooth vs continuous, cell by cell: smooth changes more sessions in %zu of %zu "
            "cells on a removal",

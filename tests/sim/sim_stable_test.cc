@@ -121,6 +121,13 @@ TEST(SimStable, ChurnGridRowsHaveRatiosAndLoadForEveryMode) {
     EXPECT_GE(m["load_worst"].num(), 1.0 - 1e-12);
     EXPECT_GE(m["ratio_skipped_cells"].num(), 0);
     EXPECT_LE(m["ratio_skipped_cells"].num(), m["cells"].num());
+    // Each worst case names a cell of the grid.
+    for (const char* at : {"remove_ratio", "add_ratio", "load"}) {
+      EXPECT_GE(m[std::string(at) + "_servers"].num(), 50) << at;
+      EXPECT_LE(m[std::string(at) + "_servers"].num(), 80) << at;
+      EXPECT_GE(m[std::string(at) + "_clients"].num(), 7) << at;
+      EXPECT_LE(m[std::string(at) + "_clients"].num(), 40) << at;
+    }
   }
   // Mesh: only the leaver's or joiner's sessions move; every server holds
   // every client, so load is even. Continuous and smooth are even by
