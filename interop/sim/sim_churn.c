@@ -7,7 +7,13 @@
  * Point: one fleet, averaged (and maxed) over every position of the
  * leaving/joining server. Grid: the worst case of the
  * position-averaged churn over servers x clients; positions sampled at
- * k*n/P for k < P (see next_clients() for the client counts).
+ * k*n/P for k < P (see next_clients() for the client counts); per mode
+ * also the worst changed / optimum of a cell and the worst expected load
+ * max / mean of a cell's fleet.
+ * Stable follows keys, not ring positions, so relabelling one ring per size
+ * (sessions.h) does not apply: each removal is a fleet built without that
+ * server's identity, and a joiner (the new identity n) is the fleet of
+ * identities 0..n wherever it lands.
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -6,7 +6,9 @@
  * clients already at the new count, the rest still at the old one).
  * Point: one fleet, mean and max over every join/leave position. Grid: the
  * worst position-averaged figures over servers x clients (positions
- * sampled at k*C/P). Model: peer_churn.h.
+ * sampled at k*C/P); per mode also the worst changed / optimum over the
+ * point's positions and over the grid's cells. Model: peer_churn.h (stable
+ * clients keep their keys: one fleet per leaver).
  */
 #include <stdio.h>
 #include <stdlib.h>
