@@ -9,6 +9,11 @@
  * of n+1 whose index p is the new identity n. The core's apertures depend
  * only on the ring and the client's parameters, so one set of apertures per
  * ring size serves every removal/insertion position by relabelling.
+ * That shortcut holds for every mode but stable, whose apertures follow the
+ * servers' and clients' keys: io_sessions_compute_ids() builds one fleet
+ * from explicit identities (stable: keys ap_stable_ordinal_key(identity),
+ * one plan per fleet) and io_sessions_changed() compares two fleets by
+ * identity, so a removal or a replacement is two computed fleets.
  * One model for the simulator's churn and peers verbs and the fleet's
  * prediction (fleet/churn_model.h maps the fleet's addresses onto it).
  * Pure C on the core, no gRPC.
@@ -39,6 +44,8 @@ typedef struct io_sessions {
   double *share;       /* each session's request share: its member's pick
                           weight over its client's total (1/A in hash-mod) */
   size_t *start;       /* clients + 1 offsets into idx and share */
+  uint32_t *server_ids; /* ring index -> server identity (owned); NULL:
+                           identity == ring index */
 } io_sessions;
 
 /* Random-mode seed of client c; ctx is the caller's. */
@@ -66,9 +73,39 @@ int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
 
 void io_sessions_free(io_sessions *s);
 
+/* The sessions of one fleet given by identities: n servers with distinct
+ * identities server_ids[0..n) in ring order (NULL: 0..n-1) and `clients`
+ * clients with distinct identities client_ids[0..clients) in peer-index
+ * order (NULL: 0..clients-1); peer count `clients`. Stable mode builds one
+ * plan with endpoint keys ap_stable_ordinal_key(server identity) and client
+ * keys ap_stable_ordinal_key(client identity) and reads its rows; the other
+ * modes compute client c at peer index c on the ring of n, with random seed
+ * seed(client_ids[c], ctx), so identities only label the ring. *out keeps a
+ * copy of the server identities. Errors as io_sessions_compute, AP_EINVAL
+ * on hash-mod (it has no identities here). */
+int io_sessions_compute_ids(int mode, uint32_t n, const uint32_t *server_ids,
+                            uint32_t clients, const uint32_t *client_ids,
+                            uint32_t min_aperture, io_sessions_seed_fn seed,
+                            const void *seed_ctx, io_sessions *out,
+                            ap_error *err);
+
+/* Sessions changed (closed + opened) from `before` to `after`, compared
+ * by server identity, client c of one being client c of the other (the
+ * caller lines them up); clients beyond the shorter fleet count whole.
+ * (size_t)-1 when out of memory. */
+size_t io_sessions_changed(const io_sessions *before, const io_sessions *after);
+
+/* Sessions of the server with identity `id` (0 when it is not in s). */
+size_t io_sessions_of_server(const io_sessions *s, uint32_t id);
+
+/* Highest expected server load over the mean: every client sends load 1,
+ * split by its sessions' shares; the mean is clients / ring size. */
+double io_sessions_load_max(const io_sessions *s);
+
 /* Sessions changed (closed + opened) from `before` (ring n) to `after`
  * (ring n-1) when the server at position r leaves; *optimum gets the
- * sessions the removed server had. */
+ * sessions the removed server had. Relabels by position (see above): not
+ * for stable mode, which needs io_sessions_changed(). */
 size_t io_sessions_removed(const io_sessions *before,
                             const io_sessions *after, uint32_t r,
                             size_t *optimum);

@@ -6,7 +6,10 @@
 
 #include "interop/sim/sim_model.h"
 
+/* Where client `identity`, at peer index `index` of the fleet, sits in
+ * the fleet's sessions. */
 static uint32_t slot_of(const peer_fleet *f, uint32_t identity, uint32_t index) {
+  if (f->mode == AP_MODE_STABLE) return identity > f->without ? identity - 1 : identity;
   return f->mode == AP_MODE_RANDOM ? identity : index;
 }
 
@@ -23,8 +26,32 @@ int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
     return ap_error_set(err, AP_ERANGE, "servers and clients must be >= 1");
   out->mode = mode;
   out->count = count;
+  out->without = UINT32_MAX;
   int rc = io_sessions_compute_extra((int)mode, n, count, mode == AP_MODE_RANDOM ? 1 : 0,
                                      min_aperture, client_seed, NULL, &out->s, err);
+  if (rc != AP_OK) io_peer_fleet_free(out);
+  return rc;
+}
+
+int io_peer_fleet_compute_without(ap_mode mode, uint32_t n, uint32_t count,
+                                  uint32_t leaver, uint32_t min_aperture,
+                                  peer_fleet *out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  memset(out, 0, sizeof *out);
+  if (count < 2 || leaver >= count)
+    return ap_error_set(err, AP_ERANGE, "a leaver needs count >= 2 and leaver < count");
+  if (mode != AP_MODE_STABLE)
+    return io_peer_fleet_compute(mode, n, count - 1, min_aperture, out, err);
+  uint32_t *ids = malloc((size_t)(count - 1) * sizeof *ids);
+  if (ids == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  for (uint32_t i = 0, k = 0; i < count; i++)
+    if (i != leaver) ids[k++] = i;
+  out->mode = mode;
+  out->count = count - 1;
+  out->without = leaver;
+  int rc = io_sessions_compute_ids((int)mode, n, NULL, count - 1, ids, min_aperture,
+                                   client_seed, NULL, &out->s, err);
+  free(ids);
   if (rc != AP_OK) io_peer_fleet_free(out);
   return rc;
 }

@@ -8,7 +8,10 @@
  * sessions changed are the ones closed plus opened over all clients; the
  * optimum is the joiner's (or the leaver's) own sessions.
  * Random mode depends on the client's seed, not on its index: identity i
- * keeps seed io_sim_client_seed(0, i).
+ * keeps seed io_sim_client_seed(0, i). Stable mode depends on the
+ * clients' keys: client identity i has key ap_stable_ordinal_key(i) (a
+ * joiner the new identity C), and a fleet without a leaver is built from
+ * the others' keys (io_peer_fleet_compute_without), one plan per fleet.
  */
 #ifndef APERTURE_INTEROP_PEER_CHURN_H
 #define APERTURE_INTEROP_PEER_CHURN_H
@@ -30,13 +33,23 @@ extern "C" {
  * a joiner has one), each with its members' request shares. */
 typedef struct peer_fleet {
   ap_mode mode;
-  uint32_t count; /* the fleet's clients (its peer count) */
+  uint32_t count;   /* the fleet's clients (its peer count) */
+  uint32_t without; /* stable: the identity left out (slots of later
+                       identities are one less); UINT32_MAX: none */
   io_sessions s;
 } peer_fleet;
 
 /* Computes the apertures of `count` clients on n equal servers. */
 int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
                        uint32_t min_aperture, peer_fleet *out, ap_error *err);
+
+/* The fleet of `count` - 1 clients after client `leaver` (< count) left.
+ * Stable: identities 0..count-1 but `leaver`, with their own keys; the
+ * other modes: io_peer_fleet_compute(count - 1), where every later client
+ * takes the next lower index. count >= 2. */
+int io_peer_fleet_compute_without(ap_mode mode, uint32_t n, uint32_t count,
+                                  uint32_t leaver, uint32_t min_aperture,
+                                  peer_fleet *out, ap_error *err);
 void io_peer_fleet_free(peer_fleet *f);
 
 /* Sessions of the whole fleet. */
@@ -48,7 +61,8 @@ size_t io_peer_churn_join(const peer_fleet *before, const peer_fleet *after,
                        uint32_t j, size_t *optimum);
 
 /* Sessions changed when the client at index l leaves: `after` has count
- * C-1 (C >= 2). *optimum gets the leaver's sessions. */
+ * C-1 (C >= 2; stable: built without l). *optimum gets the leaver's
+ * sessions. */
 size_t io_peer_churn_leave(const peer_fleet *before, const peer_fleet *after,
                         uint32_t l, size_t *optimum);
 

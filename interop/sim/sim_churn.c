@@ -7,7 +7,13 @@
  * Point: one fleet, averaged (and maxed) over every position of the
  * leaving/joining server. Grid: the worst case of the
  * position-averaged churn over servers x clients; positions sampled at
- * k*n/P for k < P (see next_clients() for the client counts).
+ * k*n/P for k < P (see next_clients() for the client counts); per mode
+ * also the worst changed / optimum of a cell and the worst expected load
+ * max / mean of a cell's fleet.
+ * Stable follows keys, not ring positions, so relabelling one ring per size
+ * (sessions.h) does not apply: each removal is a fleet built without that
+ * server's identity, and a joiner (the new identity n) is the fleet of
+ * identities 0..n wherever it lands.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -43,8 +49,79 @@ typedef struct point_result {
   double add_mean, add_max, add_opt;
 } point_result;
 
+/* The ring of n servers with identities 0..n-1 except `gone` (n-1 of them):
+ * the fleet after server `gone` left. */
+static uint32_t *ids_without(uint32_t n, uint32_t gone) {
+  uint32_t *ids = malloc((n > 1 ? n - 1 : 1) * sizeof *ids);
+  if (ids == NULL) return NULL;
+  for (uint32_t j = 0, k = 0; j < n; j++)
+    if (j != gone) ids[k++] = j;
+  return ids;
+}
+
+/* Stable: *changed gets the sessions changed when server identity r leaves
+ * the fleet `base` (identities 0..n-1), from a fleet built without it;
+ * *optimum gets r's sessions. */
+static int stable_removed(const io_sessions *base, uint32_t r, uint32_t a, size_t *changed,
+                          size_t *optimum, ap_error *err) {
+  const uint32_t n = base->ring_size;
+  uint32_t *ids = ids_without(n, r);
+  if (ids == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  io_sessions after;
+  int rc = io_sessions_compute_ids(AP_MODE_STABLE, n - 1, ids, base->clients, NULL, a,
+                                   churn_seed, NULL, &after, err);
+  free(ids);
+  if (rc != AP_OK) return rc;
+  *changed = io_sessions_changed(base, &after);
+  io_sessions_free(&after);
+  if (*changed == (size_t)-1) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  *optimum = io_sessions_of_server(base, r);
+  return AP_OK;
+}
+
+/* Stable's point: identities 0..n-1; every server leaving in turn (one
+ * fleet each); a joiner has the new identity n, so its fleet is the same
+ * wherever it lands in ring order. */
+static int run_point_stable(uint32_t n, uint32_t clients, uint32_t a, point_result *out,
+                            ap_error *err) {
+  io_sessions base, plus;
+  int rc = io_sessions_compute_ids(AP_MODE_STABLE, n, NULL, clients, NULL, a, churn_seed,
+                                   NULL, &base, err);
+  if (rc != AP_OK) return rc;
+  rc = io_sessions_compute_ids(AP_MODE_STABLE, n + 1, NULL, clients, NULL, a, churn_seed,
+                               NULL, &plus, err);
+  if (rc != AP_OK) {
+    io_sessions_free(&base);
+    return rc;
+  }
+  double total = (double)base.total, sum = 0, max = 0, opt = 0;
+  for (uint32_t r = 0; r < n && rc == AP_OK; r++) {
+    size_t o = 0, changed = 0;
+    rc = stable_removed(&base, r, a, &changed, &o, err);
+    if (rc != AP_OK) break;
+    double d = (double)changed / total;
+    sum += d;
+    opt += (double)o / total;
+    if (d > max) max = d;
+  }
+  if (rc == AP_OK) {
+    out->sessions = total;
+    out->remove_mean = sum / n;
+    out->remove_max = max;
+    out->remove_opt = opt / n;
+    size_t changed = io_sessions_changed(&base, &plus);
+    if (changed == (size_t)-1) rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+    out->add_mean = out->add_max = (double)changed / total;
+    out->add_opt = (double)io_sessions_of_server(&plus, n) / total;
+  }
+  io_sessions_free(&base);
+  io_sessions_free(&plus);
+  return rc;
+}
+
 static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
                      point_result *out, ap_error *err) {
+  if (mode == (int)AP_MODE_STABLE) return run_point_stable(n, clients, a, out, err);
   io_sessions s[3]; /* rings n-1, n, n+1 */
   memset(s, 0, sizeof s);
   int rc = AP_OK;
@@ -83,6 +160,13 @@ typedef struct grid_worst {
   double remove, remove_opt, add, add_opt;
   uint32_t remove_n, remove_c, add_n, add_c;
   double remove_sum, add_sum; /* over the cells, for the means */
+  /* worst changed / optimum of a cell (position-averaged both), over the
+   * cells whose optimum is above 0 (ratio_skipped counts the cells where
+   * either optimum is 0), and worst expected load max / mean of a cell's
+   * fleet; each with its cell */
+  double remove_ratio, add_ratio, load;
+  uint32_t remove_ratio_n, remove_ratio_c, add_ratio_n, add_ratio_c, load_n, load_c;
+  size_t ratio_skipped;
   /* every cell's figures in walk order (the same order for every mode, so
    * modes can be compared cell by cell); owned, NULL if out of memory */
   double *cell_remove, *cell_add;
@@ -141,6 +225,43 @@ static double grid_work(const grid_spec *g) {
 /* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
 static const double kDefaultGridWork = 2.6e8;
 
+/* Records a cell's position-averaged churn (rem, add) and optimum
+ * (rem_opt, add_opt, all fractions of the sessions before) and its fleet's
+ * load max / mean; updates the worst case. -1 when out of memory. */
+static int grid_note(grid_worst *w, uint32_t n, uint32_t c, double rem, double rem_opt,
+                     double add, double add_opt, double load) {
+  if (grid_record(w, rem, add) != 0) return -1;
+  if (rem > w->remove) {
+    w->remove = rem;
+    w->remove_opt = rem_opt;
+    w->remove_n = n;
+    w->remove_c = c;
+  }
+  if (add > w->add) {
+    w->add = add;
+    w->add_opt = add_opt;
+    w->add_n = n;
+    w->add_c = c;
+  }
+  if (rem_opt > 0 && rem / rem_opt > w->remove_ratio) {
+    w->remove_ratio = rem / rem_opt;
+    w->remove_ratio_n = n;
+    w->remove_ratio_c = c;
+  }
+  if (add_opt > 0 && add / add_opt > w->add_ratio) {
+    w->add_ratio = add / add_opt;
+    w->add_ratio_n = n;
+    w->add_ratio_c = c;
+  }
+  if (rem_opt <= 0 || add_opt <= 0) w->ratio_skipped++;
+  if (load > w->load) {
+    w->load = load;
+    w->load_n = n;
+    w->load_c = c;
+  }
+  return 0;
+}
+
 /* Position-averaged churn at ring size n with sessions s_lo (n-1), s (n),
  * s_hi (n+1); updates the worst case and records the cell. -1 when out of
  * memory. */
@@ -159,26 +280,72 @@ static int grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
   }
   rem /= g->positions;
   add /= g->positions;
-  if (grid_record(w, rem, add) != 0) return -1;
-  if (rem > w->remove) {
-    w->remove = rem;
-    w->remove_opt = rem_opt / g->positions;
-    w->remove_n = n;
-    w->remove_c = c;
+  return grid_note(w, n, c, rem, rem_opt / g->positions, add, add_opt / g->positions,
+                   io_sessions_load_max(s));
+}
+
+/* Stable's cell: the fleet s (identities 0..n-1), one fleet per sampled
+ * removal, and s_hi (identities 0..n) for a joiner at any position. */
+static int grid_cell_stable(const grid_spec *g, uint32_t n, uint32_t c, uint32_t a,
+                            const io_sessions *s, const io_sessions *s_hi, grid_worst *w,
+                            ap_error *err) {
+  double total = (double)s->total, rem = 0, rem_opt = 0;
+  for (uint32_t k = 0; k < g->positions; k++) {
+    size_t o = 0, changed = 0;
+    uint32_t r = (uint32_t)((uint64_t)k * n / g->positions);
+    int rc = stable_removed(s, r, a, &changed, &o, err);
+    if (rc != AP_OK) return rc;
+    rem += (double)changed / total;
+    rem_opt += (double)o / total;
   }
-  if (add > w->add) {
-    w->add = add;
-    w->add_opt = add_opt / g->positions;
-    w->add_n = n;
-    w->add_c = c;
+  rem /= g->positions;
+  size_t changed = io_sessions_changed(s, s_hi);
+  if (changed == (size_t)-1) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  double add = (double)changed / total;
+  double add_opt = (double)io_sessions_of_server(s_hi, n) / total;
+  if (grid_note(w, n, c, rem, rem_opt / g->positions, add, add_opt, io_sessions_load_max(s)))
+    return ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
+  return AP_OK;
+}
+
+/* Stable's grid: ring sizes upward keeping the fleets of n and n+1. */
+static int run_grid_stable(const grid_spec *g, uint32_t a, grid_worst *w, ap_error *err) {
+  memset(w, 0, sizeof *w);
+  int rc = AP_OK;
+  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
+    io_sessions s[2];
+    memset(s, 0, sizeof s);
+    uint32_t n = g->n_lo;
+    for (int k = 0; k < 2 && rc == AP_OK; k++)
+      rc = io_sessions_compute_ids(AP_MODE_STABLE, n + (uint32_t)k, NULL, c, NULL, a,
+                                   churn_seed, NULL, &s[k], err);
+    while (rc == AP_OK) {
+      rc = grid_cell_stable(g, n, c, a, &s[0], &s[1], w, err);
+      if (rc != AP_OK || n + g->step > g->n_hi) break;
+      n += g->step;
+      io_sessions_free(&s[0]);
+      if (g->step == 1) {
+        s[0] = s[1];
+      } else {
+        io_sessions_free(&s[1]);
+        rc = io_sessions_compute_ids(AP_MODE_STABLE, n, NULL, c, NULL, a, churn_seed, NULL,
+                                     &s[0], err);
+      }
+      memset(&s[1], 0, sizeof s[1]);
+      if (rc == AP_OK)
+        rc = io_sessions_compute_ids(AP_MODE_STABLE, n + 1, NULL, c, NULL, a, churn_seed,
+                                     NULL, &s[1], err);
+    }
+    for (int k = 0; k < 2; k++) io_sessions_free(&s[k]);
   }
-  return 0;
+  return rc;
 }
 
 /* Walks ring sizes upward keeping the sessions of n-1, n, n+1 so each
  * ring size is computed once per client count. */
 static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
                     ap_error *err) {
+  if (mode == (int)AP_MODE_STABLE) return run_grid_stable(g, a, w, err);
   memset(w, 0, sizeof *w);
   int rc = AP_OK;
   for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
@@ -333,9 +500,10 @@ int io_sim_verb_churn(int argc, char **argv) {
 
   churn_job jobs[NUM_CHURN_MODES];
   memset(jobs, 0, sizeof jobs);
-  /* Queue order: the modes whose apertures hold or scan every server
-   * (vdc, mesh, random) first, so the two threads finish together. */
-  static const int kQueue[NUM_CHURN_MODES] = {3, 4, 2, 0, 5, 1, 6};
+  /* Queue order: stable (one plan per fleet, several fleets per cell),
+   * then the modes whose apertures hold or scan every server (vdc, mesh,
+   * random), so the two threads finish together. */
+  static const int kQueue[NUM_CHURN_MODES] = {6, 3, 4, 2, 0, 5, 1, 7};
   for (int k = 0; k < NUM_CHURN_MODES; k++) {
     churn_job *j = &jobs[k];
     j->mode = churn_mode(kQueue[k]);
@@ -388,12 +556,19 @@ int io_sim_verb_churn(int argc, char **argv) {
                "\"remove_clients\":%u,\"remove_optimum\":%.15g,"
                "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
                "\"add_optimum\":%.15g,\"remove_mean\":%.15g,\"add_mean\":%.15g,"
-               "\"cells\":%zu}",
+               "\"cells\":%zu,\"remove_worst_ratio\":%.15g,\"add_worst_ratio\":%.15g,"
+               "\"ratio_skipped_cells\":%zu,\"load_worst\":%.15g,"
+               "\"remove_ratio_servers\":%u,\"remove_ratio_clients\":%u,"
+               "\"add_ratio_servers\":%u,\"add_ratio_clients\":%u,"
+               "\"load_servers\":%u,\"load_clients\":%u}",
                k ? "," : "", io_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
                gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
                gw[k].cells ? gw[k].remove_sum / gw[k].cells : 0,
-               gw[k].cells ? gw[k].add_sum / gw[k].cells : 0, gw[k].cells);
+               gw[k].cells ? gw[k].add_sum / gw[k].cells : 0, gw[k].cells,
+               gw[k].remove_ratio, gw[k].add_ratio, gw[k].ratio_skipped, gw[k].load,
+               gw[k].remove_ratio_n, gw[k].remove_ratio_c, gw[k].add_ratio_n,
+               gw[k].add_ratio_c, gw[k].load_n, gw[k].load_c);
       printf("],\"smooth_vs_continuous\":{\"cells\":%zu,\"smooth_more_on_removal\":%zu,"
              "\"smooth_more_on_addition\":%zu,\"largest_removal_excess\":%.15g,"
              "\"removal_excess_servers\":%u,\"removal_excess_clients\":%u,"
@@ -436,6 +611,18 @@ int io_sim_verb_churn(int argc, char **argv) {
            100 * gw[k].add, gw[k].add_n, gw[k].add_c, 100 * gw[k].add_opt,
            gw[k].cells ? 100 * gw[k].remove_sum / gw[k].cells : 0,
            gw[k].cells ? 100 * gw[k].add_sum / gw[k].cells : 0);
+  printf("\nWorst over the same cells of changed / optimum (both position-averaged; a\n"
+         "cell with optimum 0 is skipped) and of the expected load max / mean of a cell's\n"
+         "fleet (every client sends the same rate, split by pick weight):\n\n");
+  printf("  mode        | removal/opt  at (N, C)  | addition/opt at (N, C)  |"
+         " load max/mean at (N, C)  | skipped\n");
+  printf("  ------------+-------------------------+-------------------------+"
+         "--------------------------+--------\n");
+  for (int k = 0; k < NUM_CHURN_MODES; k++)
+    printf("  %-11s | %9.2fx (%4u, %4u) | %9.2fx (%4u, %4u) | %9.4f   (%4u, %4u) | %7zu\n",
+           io_sessions_mode_name(churn_mode(k)), gw[k].remove_ratio, gw[k].remove_ratio_n,
+           gw[k].remove_ratio_c, gw[k].add_ratio, gw[k].add_ratio_n, gw[k].add_ratio_c,
+           gw[k].load, gw[k].load_n, gw[k].load_c, gw[k].ratio_skipped);
   if (cmp.cells > 0) {
     printf("\nsmooth vs continuous, cell by cell: smooth changes more sessions in %zu of %zu "
            "cells on a removal",

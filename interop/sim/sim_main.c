@@ -17,7 +17,7 @@ static const sim_verb verbs[] = {
     {"balance", io_sim_verb_balance},     {"churn", io_sim_verb_churn},
     {"vnodes", io_sim_verb_vnodes},       {"vdc", io_sim_verb_vdc},
     {"hash", io_sim_verb_hash},           {"placement", io_sim_verb_placement},
-    {"peers", io_sim_verb_peers},
+    {"peers", io_sim_verb_peers},         {"deploy", io_sim_verb_deploy},
 };
 
 void io_sim_usage(void) {
@@ -58,10 +58,13 @@ void io_sim_usage(void) {
       "        [--grid-step 20] [--grid-positions 4] [--json]\n"
       "      sessions changed when one client joins or leaves, per mode, vs\n"
       "      the optimum; server load while the clients disagree.\n"
+      "  deploy [--servers 100] [--clients 100] [--min-aperture 12] [--json]\n"
+      "      rolling deploy: every server in turn replaced by one with a new\n"
+      "      identity; sessions changed vs the optimum, worst load, per mode.\n"
       "  help\n"
       "      this text.\n"
       "\n"
-      "modes: continuous discrete random vdc mesh smooth\n"
+      "modes: continuous discrete random vdc mesh smooth stable\n"
       "exit codes: 0 ok, 1 internal failure, 2 usage error\n",
       stderr);
 }

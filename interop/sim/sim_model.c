@@ -2,12 +2,15 @@
 #include "interop/sim/sim_model.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "policy/core/ap_hash.h"
+#include "policy/core/ap_stable.h"
 
 const ap_mode io_sim_modes[SIM_NUM_MODES] = {
     AP_MODE_CONTINUOUS, AP_MODE_DISCRETE, AP_MODE_RANDOM,
-    AP_MODE_VDC,        AP_MODE_MESH,     AP_MODE_SMOOTH};
+    AP_MODE_VDC,        AP_MODE_MESH,     AP_MODE_SMOOTH,
+    AP_MODE_STABLE};
 
 uint64_t io_sim_client_seed(uint32_t service, uint32_t client) {
   return ap_mix64(((uint64_t)service << 32) | client);
@@ -33,17 +36,47 @@ int io_sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t client
                            double rate, double *conns, double *load,
                            size_t *members, ap_error *err) {
   size_t total = 0;
+  ap_stable_plan *plan = NULL;
+  if (mode == AP_MODE_STABLE && clients > 0) {
+    /* One plan for the service, not one per client. */
+    ap_subset_params p;
+    int rc = ap_subset_params_for_client(mode, 0, clients, min_aperture, 0, &p, err);
+    if (rc != AP_OK) return rc;
+    const size_t n = ap_ring_size(ring);
+    uint64_t *ekeys = malloc(n * sizeof *ekeys);
+    uint64_t *ckeys = malloc((size_t)clients * sizeof *ckeys);
+    double *weights = malloc(n * sizeof *weights);
+    if (ekeys == NULL || ckeys == NULL || weights == NULL) {
+      rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+    } else {
+      for (size_t s = 0; s < n; s++) {
+        ekeys[s] = ap_stable_ordinal_key(s);
+        weights[s] = ap_ring_weight(ring, s);
+      }
+      for (uint32_t c = 0; c < clients; c++) ckeys[c] = ap_stable_ordinal_key(c);
+      rc = ap_stable_plan_create(ekeys, weights, n, ckeys, clients, min_aperture, &plan, err);
+    }
+    free(ekeys);
+    free(ckeys);
+    free(weights);
+    if (rc != AP_OK) return rc;
+  }
   for (uint32_t c = 0; c < clients; c++) {
     ap_subset_params p;
     ap_aperture *a = NULL;
     int rc = ap_subset_params_for_client(mode, c, clients, min_aperture,
                                          io_sim_client_seed(service, c), &p, err);
+    p.stable_plan = plan;
     if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
-    if (rc != AP_OK) return rc;
+    if (rc != AP_OK) {
+      ap_stable_plan_destroy(plan);
+      return rc;
+    }
     accumulate(a, rate, conns, load);
     total += ap_aperture_count(a);
     ap_aperture_destroy(a);
   }
+  ap_stable_plan_destroy(plan);
   if (members) *members = total;
   return AP_OK;
 }

@@ -20,8 +20,9 @@
 extern "C" {
 #endif
 
-/* The six modes in the order the tables print them. */
-#define SIM_NUM_MODES 6
+/* The seven modes in the order the tables print them (stable last, so the
+ * older modes keep their places). */
+#define SIM_NUM_MODES 7
 extern const ap_mode io_sim_modes[SIM_NUM_MODES];
 
 /* Seed of client `client` of service `service` in random mode. */
@@ -30,7 +31,9 @@ uint64_t io_sim_client_seed(uint32_t service, uint32_t client);
 /* Computes the aperture of each of one service's clients on `ring` (one at
  * a time, so memory stays at one aperture) and adds, per member, one
  * connection to conns[index] and `rate` split over the members in
- * proportion to pick_weight to load[index]. Either array may be NULL;
+ * proportion to pick_weight to load[index]. Stable mode builds the
+ * service's plan once (ordinal keys of the ring and peer indices, the
+ * core's default) and reads every client's row from it. Either array may be NULL;
  * *members (when not NULL) gets the total number of members. */
 int io_sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t clients,
                            uint32_t min_aperture, uint32_t service,

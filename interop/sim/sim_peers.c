@@ -6,7 +6,9 @@
  * clients already at the new count, the rest still at the old one).
  * Point: one fleet, mean and max over every join/leave position. Grid: the
  * worst position-averaged figures over servers x clients (positions
- * sampled at k*C/P). Model: peer_churn.h.
+ * sampled at k*C/P); per mode also the worst changed / optimum over the
+ * point's positions and over the grid's cells. Model: peer_churn.h (stable
+ * clients keep their keys: one fleet per leaver).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +30,15 @@ typedef struct peer_point {
   double join_mean, join_max, join_opt; /* fractions of sessions before */
   double leave_mean, leave_max, leave_opt;
   double load_agreed, load_join, load_leave; /* max / mean */
+  double join_ratio, leave_ratio; /* worst changed / optimum over positions */
 } peer_point;
 
 typedef struct peer_worst {
   double join, join_opt, leave, leave_opt, join_sum, leave_sum;
   uint32_t join_n, join_c, leave_n, leave_c;
   size_t cells;
+  /* worst changed / optimum of a cell (position-averaged both) */
+  double join_ratio, leave_ratio;
 } peer_worst;
 
 /* Fleets of C-1, C and C+1 clients (the first is empty when C == 1). */
@@ -53,9 +58,23 @@ static int fleets_compute(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
   memset(f, 0, sizeof *f);
   int rc = io_peer_fleet_compute(mode, n, c, a, &f->at, err);
   if (rc == AP_OK) rc = io_peer_fleet_compute(mode, n, c + 1, a, &f->plus, err);
-  if (rc == AP_OK && c >= 2) rc = io_peer_fleet_compute(mode, n, c - 1, a, &f->minus, err);
+  /* stable: one fleet per leaver (leave_fleet) */
+  if (rc == AP_OK && c >= 2 && mode != AP_MODE_STABLE)
+    rc = io_peer_fleet_compute(mode, n, c - 1, a, &f->minus, err);
   if (rc != AP_OK) fleets_free(f);
   return rc;
+}
+
+/* The fleet after the client at l left: f->minus, or for stable a fleet
+ * built without l's key into *own (freed by the caller). */
+static int leave_fleet(ap_mode mode, uint32_t n, uint32_t c, uint32_t a, uint32_t l,
+                       const fleets *f, peer_fleet *own, const peer_fleet **out,
+                       ap_error *err) {
+  memset(own, 0, sizeof *own);
+  *out = &f->minus;
+  if (mode != AP_MODE_STABLE) return AP_OK;
+  *out = own;
+  return io_peer_fleet_compute_without(mode, n, c, l, a, own, err);
 }
 
 static int run_point(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
@@ -69,24 +88,33 @@ static int run_point(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
   out->load_agreed = io_peer_agreed_load(&f.at);
   for (uint32_t j = 0; j <= c; j++) {
     size_t o = 0;
-    double d = (double)io_peer_churn_join(&f.at, &f.plus, j, &o) / total;
+    size_t changed = io_peer_churn_join(&f.at, &f.plus, j, &o);
+    double d = (double)changed / total;
     out->join_mean += d / (c + 1);
     out->join_opt += (double)o / total / (c + 1);
     if (d > out->join_max) out->join_max = d;
+    if (o > 0 && (double)changed / o > out->join_ratio) out->join_ratio = (double)changed / o;
     double l = io_peer_disagree_join_load(&f.at, &f.plus, j);
     if (l > out->load_join) out->load_join = l;
   }
   for (uint32_t l = 0; c >= 2 && l < c; l++) {
     size_t o = 0;
-    double d = (double)io_peer_churn_leave(&f.at, &f.minus, l, &o) / total;
+    peer_fleet own;
+    const peer_fleet *minus = NULL;
+    rc = leave_fleet(mode, n, c, a, l, &f, &own, &minus, err);
+    if (rc != AP_OK) break;
+    size_t changed = io_peer_churn_leave(&f.at, minus, l, &o);
+    double d = (double)changed / total;
     out->leave_mean += d / c;
     out->leave_opt += (double)o / total / c;
     if (d > out->leave_max) out->leave_max = d;
-    double ld = io_peer_disagree_leave_load(&f.at, &f.minus, l);
+    if (o > 0 && (double)changed / o > out->leave_ratio) out->leave_ratio = (double)changed / o;
+    double ld = io_peer_disagree_leave_load(&f.at, minus, l);
     if (ld > out->load_leave) out->load_leave = ld;
+    io_peer_fleet_free(&own);
   }
   fleets_free(&f);
-  return AP_OK;
+  return rc;
 }
 
 /* Grid client counts: every count to 30, every 10th beyond (top always). */
@@ -113,11 +141,21 @@ static int run_grid(ap_mode mode, uint32_t n_lo, uint32_t n_hi, uint32_t step,
         join_opt += (double)o / total / positions;
         if (c >= 2) {
           uint32_t l = (uint32_t)((uint64_t)k * c / positions);
-          leave += (double)io_peer_churn_leave(&f.at, &f.minus, l, &o) / total / positions;
+          peer_fleet own;
+          const peer_fleet *minus = NULL;
+          rc = leave_fleet(mode, n, c, a, l, &f, &own, &minus, err);
+          if (rc != AP_OK) {
+            fleets_free(&f);
+            return rc;
+          }
+          leave += (double)io_peer_churn_leave(&f.at, minus, l, &o) / total / positions;
           leave_opt += (double)o / total / positions;
+          io_peer_fleet_free(&own);
         }
       }
       fleets_free(&f);
+      if (join_opt > 0 && join / join_opt > w->join_ratio) w->join_ratio = join / join_opt;
+      if (leave_opt > 0 && leave / leave_opt > w->leave_ratio) w->leave_ratio = leave / leave_opt;
       w->cells++;
       w->join_sum += join;
       w->leave_sum += leave;
@@ -181,10 +219,12 @@ int io_sim_verb_peers(int argc, char **argv) {
              "\"join_changed_max\":%.15g,\"join_optimum\":%.15g,"
              "\"leave_changed\":%.15g,\"leave_changed_max\":%.15g,"
              "\"leave_optimum\":%.15g,\"load_agreed_max\":%.15g,"
-             "\"load_join_disagree_max\":%.15g,\"load_leave_disagree_max\":%.15g}",
+             "\"load_join_disagree_max\":%.15g,\"load_leave_disagree_max\":%.15g,"
+             "\"join_worst_ratio\":%.15g,\"leave_worst_ratio\":%.15g}",
              k ? "," : "", ap_mode_name(io_sim_modes[k]), pp[k].sessions, pp[k].join_mean,
              pp[k].join_max, pp[k].join_opt, pp[k].leave_mean, pp[k].leave_max,
-             pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join, pp[k].load_leave);
+             pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join, pp[k].load_leave,
+             pp[k].join_ratio, pp[k].leave_ratio);
     printf("]}");
     if (!no_grid) {
       printf(",");
@@ -193,11 +233,13 @@ int io_sim_verb_peers(int argc, char **argv) {
         printf("%s{\"mode\":\"%s\",\"join_worst\":%.15g,\"join_servers\":%u,"
                "\"join_clients\":%u,\"join_optimum\":%.15g,\"leave_worst\":%.15g,"
                "\"leave_servers\":%u,\"leave_clients\":%u,\"leave_optimum\":%.15g,"
-               "\"join_mean\":%.15g,\"leave_mean\":%.15g,\"cells\":%zu}",
+               "\"join_mean\":%.15g,\"leave_mean\":%.15g,\"cells\":%zu,"
+               "\"join_worst_ratio\":%.15g,\"leave_worst_ratio\":%.15g}",
                k ? "," : "", ap_mode_name(io_sim_modes[k]), pw[k].join, pw[k].join_n,
                pw[k].join_c, pw[k].join_opt, pw[k].leave, pw[k].leave_n, pw[k].leave_c,
                pw[k].leave_opt, pw[k].cells ? pw[k].join_sum / pw[k].cells : 0,
-               pw[k].cells ? pw[k].leave_sum / pw[k].cells : 0, pw[k].cells);
+               pw[k].cells ? pw[k].leave_sum / pw[k].cells : 0, pw[k].cells,
+               pw[k].join_ratio, pw[k].leave_ratio);
       printf("]}");
     }
     printf("}\n");
@@ -219,6 +261,11 @@ int io_sim_verb_peers(int argc, char **argv) {
            100 * pp[k].join_max, 100 * pp[k].join_opt, 100 * pp[k].leave_mean,
            100 * pp[k].leave_max, 100 * pp[k].leave_opt, pp[k].load_agreed, pp[k].load_join,
            pp[k].load_leave);
+  printf("\nWorst changed / optimum over the positions:\n\n"
+         "  mode        |    join   leave\n");
+  for (int k = 0; k < SIM_NUM_MODES; k++)
+    printf("  %-11s | %7.2f %7.2f\n", ap_mode_name(io_sim_modes[k]), pp[k].join_ratio,
+           pp[k].leave_ratio);
   if (no_grid) return SIM_EXIT_OK;
   printf("\nWorst case over servers %u..%u (step %u) x clients %u..%u (every count to 30,\n"
          "every 10th beyond), each cell averaged over %u positions:\n\n",
@@ -232,5 +279,10 @@ int io_sim_verb_peers(int argc, char **argv) {
            100 * pw[k].join_opt, 100 * pw[k].leave, pw[k].leave_n, pw[k].leave_c,
            100 * pw[k].leave_opt, pw[k].cells ? 100 * pw[k].join_sum / pw[k].cells : 0,
            pw[k].cells ? 100 * pw[k].leave_sum / pw[k].cells : 0);
+  printf("\nWorst changed / optimum over the same cells (both position-averaged):\n\n"
+         "  mode        |    join   leave\n");
+  for (int k = 0; k < SIM_NUM_MODES; k++)
+    printf("  %-11s | %7.2f %7.2f\n", ap_mode_name(io_sim_modes[k]), pw[k].join_ratio,
+           pw[k].leave_ratio);
   return SIM_EXIT_OK;
 }

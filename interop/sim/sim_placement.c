@@ -23,6 +23,9 @@
  * k = ceil(A*C/(M/2)) (ap_aperture_from_window): coverage is exactly k
  * everywhere, so intersections are the coverage-normalised weights, and the
  * width changes only when M doubles (at the cost of up to 2A members).
+ * The last variant is the core's stable mode (ap_stable.h), whose
+ * membership follows keys, not positions: endpoint keys are the ordinal
+ * keys of the stable indices, one plan per fleet.
  * Changes: a server with stable index r >= 1 leaves (mean over 4 sampled
  * r), or a server with the next unused index N joins. Variants on index
  * placement (equal arcs in address order; the joiner lands mid-ring) are
@@ -37,6 +40,7 @@
 #include "interop/sim/sim_args.h"
 #include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
+#include "policy/core/ap_stable.h"
 #include "policy/core/ap_vdc.h"
 
 static const char kUsage[] =
@@ -60,6 +64,7 @@ static const variant kVariants[] = {
     {"vdc-stable + smooth, load ~ arc", PLACE_VDC, AP_MODE_SMOOTH, 0, 0},
     {"vdc-stable + smooth, equal capacity", PLACE_VDC, AP_MODE_SMOOTH, 1, 0},
     {"vdc-stable + index-space width", PLACE_VDC, AP_MODE_CONTINUOUS, 1, 1},
+    {"stable mode, keys of the indices", PLACE_INDEX, AP_MODE_STABLE, 0, 0},
 };
 #define NUM_VARIANTS (sizeof kVariants / sizeof kVariants[0])
 #define REMOVAL_SAMPLES 4
@@ -108,6 +113,25 @@ static int build_ring(placement place, const uint32_t *present, size_t n,
   return rc;
 }
 
+/* Stable mode's plan for the servers in ring order `order` (their stable
+ * indices are their keys' ordinals) and clients 0..clients-1. */
+static int stable_plan(const uint32_t *order, size_t n, uint32_t clients, uint32_t a,
+                       ap_stable_plan **plan, ap_error *err) {
+  uint64_t *ekeys = malloc(n * sizeof *ekeys);
+  uint64_t *ckeys = malloc((size_t)clients * sizeof *ckeys);
+  int rc;
+  if (ekeys == NULL || ckeys == NULL) {
+    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+  } else {
+    for (size_t j = 0; j < n; j++) ekeys[j] = ap_stable_ordinal_key(order[j]);
+    for (uint32_t c = 0; c < clients; c++) ckeys[c] = ap_stable_ordinal_key(c);
+    rc = ap_stable_plan_create(ekeys, NULL, n, ckeys, clients, a, plan, err);
+  }
+  free(ekeys);
+  free(ckeys);
+  return rc;
+}
+
 /* Sessions and (when load != NULL, indexed by identity) expected load of a
  * service of `clients` clients on the servers `present`. */
 static int run_fleet(const variant *v, const uint32_t *present, size_t n,
@@ -134,15 +158,20 @@ static int run_fleet(const variant *v, const uint32_t *present, size_t n,
     double k = ceil((double)a * clients / (space > 1 ? space / 2 : 1));
     fixed_width = k >= clients ? 1.0 : k / clients;
   }
+  ap_stable_plan *plan = NULL;
+  if (rc == AP_OK && v->mode == AP_MODE_STABLE)
+    rc = stable_plan(order, n, clients, a, &plan, err);
   for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
     ap_subset_params p;
     ap_aperture *ap = NULL;
-    if (v->fixed_width)
+    if (v->fixed_width) {
       rc = ap_aperture_from_window(ring, (double)c / clients, fixed_width,
                                    &ap, err);
-    else if ((rc = ap_subset_params_for_client(v->mode, c, clients, a, 0, &p,
-                                               err)) == AP_OK)
+    } else if ((rc = ap_subset_params_for_client(v->mode, c, clients, a, 0, &p,
+                                                 err)) == AP_OK) {
+      p.stable_plan = plan;
       rc = ap_aperture_compute(ring, &p, &ap, err);
+    }
     if (rc != AP_OK) break;
     size_t m = ap_aperture_count(ap);
     if (f->total + m > cap) {
@@ -177,6 +206,7 @@ static int run_fleet(const variant *v, const uint32_t *present, size_t n,
     ap_aperture_destroy(ap);
   }
   if (rc == AP_OK) f->start[clients] = f->total;
+  ap_stable_plan_destroy(plan);
   ap_ring_destroy(ring);
   free(order);
   if (rc != AP_OK) fleet_free(f);

@@ -12,7 +12,7 @@
 
 static const char kUsage[] =
     "sim subset --servers N (--peers C --index I | --offset O --width W) "
-    "[--min-aperture A] [--mode continuous|discrete|random|vdc|mesh|smooth] "
+    "[--min-aperture A] [--mode continuous|discrete|random|vdc|mesh|smooth|stable] "
     "[--seed S] [--json]";
 
 static void print_table(const ap_aperture *a, uint32_t servers) {

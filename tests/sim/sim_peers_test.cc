@@ -97,7 +97,7 @@ TEST(SimPeers, PointEqualsABruteForceCountOnTheCore) {
   auto v = mini_json::Parse(RunSimPeers(
       "--servers 12 --clients 4 --min-aperture 3 --no-grid --json"));
   const auto& modes = v["point"]["modes"];
-  ASSERT_EQ(modes.size(), 6u);
+  ASSERT_EQ(modes.size(), 7u);
   for (ap_mode mode : {AP_MODE_CONTINUOUS, AP_MODE_SMOOTH, AP_MODE_DISCRETE, AP_MODE_VDC,
                        AP_MODE_MESH}) {
     const auto& m = Mode(modes, ap_mode_name(mode));
@@ -131,7 +131,7 @@ TEST(SimPeers, GridWorstIsAtLeastEveryCellsMean) {
       "--servers 12 --clients 4 --min-aperture 3 --grid-servers 12,12 --grid-clients 4,4 "
       "--grid-positions 5 --json"));
   const auto& modes = v["grid"]["modes"];
-  ASSERT_EQ(modes.size(), 6u);
+  ASSERT_EQ(modes.size(), 7u);
   // One cell (12, 4) with the positions 0..4 (k * 5 / 5) for a join: the
   // point's mean over every position.
   const auto& cont = Mode(modes, "continuous");

@@ -1,79 +1,19 @@
 // Runs the real simulator (//interop:sim, a data dependency) as a child
 // process and checks its JSON output and exit codes. Expected values are
 // worked out by hand from the aperture definition (see each test).
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "tests/sim/mini_json.h"
+#include "tests/sim/run_sim.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string SimPath() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/interop/sim/sim";
-  return "interop/sim/sim";
-}
-
-std::string TempPath(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp ? tmp : "/tmp") + "/" + name + "." +
-         std::to_string(getpid());
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs the simulator with `args`; stdout and stderr go to files so neither
-// pipe can fill up and block the child.
-Result RunSim(const std::vector<std::string>& args) {
-  std::string out_path = TempPath("out"), err_path = TempPath("err");
-  std::string bin = SimPath();
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(bin.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  Result r;
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (out < 0 || err < 0) _exit(127);
-    dup2(out, 1);
-    dup2(err, 2);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  if (pid < 0) return r;
-  int status = 0;
-  if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
-    r.exit_code = WEXITSTATUS(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
-  std::remove(out_path.c_str());
-  std::remove(err_path.c_str());
-  return r;
-}
+using run_sim::Result;
+using run_sim::RunSim;
 
 mini_json::Value RunJson(const std::vector<std::string>& args) {
   Result r = RunSim(args);
@@ -180,7 +120,7 @@ TEST(Sim, BalanceContinuousAndSmoothEvenRandomUneven) {
   auto v = RunJson({"balance", "--json"});
   for (const char* scenario : {"single", "multi"}) {
     const auto& modes = v[scenario]["modes"];
-    ASSERT_EQ(modes.size(), 6u);
+    ASSERT_EQ(modes.size(), 7u);
     // Continuous covers every ring point equally for each service, so the
     // expected load is even; smooth normalises by coverage
     // too. Both to 1e-9.
@@ -191,6 +131,10 @@ TEST(Sim, BalanceContinuousAndSmoothEvenRandomUneven) {
           << scenario << " " << even;
     }
     EXPECT_GT(Mode(modes, "random")["load"]["cv"].num(), 0.05) << scenario;
+    // Stable scales shares until every server is within AP_STABLE_TOLERANCE
+    // (1e-3, ap_stable.h) of its target; services add up within it too.
+    EXPECT_LE(Mode(modes, "stable")["load"]["max_mean"].num(), 1.001 + 1e-9) << scenario;
+    EXPECT_GE(Mode(modes, "stable")["load"]["min_mean"].num(), 0.999 - 1e-9) << scenario;
   }
   // SRE book: 300 x 300, random 30% subsets. Connections per backend are
   // Binomial(300, 0.3): mean 90, sd 7.9; the extremes of 300 such draws sit
@@ -207,7 +151,7 @@ TEST(Sim, ChurnPointMeshIsOptimalHashModIsNot) {
   auto v = RunJson({"churn", "--servers", "100", "--clients", "100",
                     "--no-grid", "--json"});
   const auto& modes = v["point"]["modes"];
-  ASSERT_EQ(modes.size(), 7u);
+  ASSERT_EQ(modes.size(), 8u);
   // Continuous at N = C = 100: width 12/100, 12 whole arcs per client:
   // 1200 sessions, 12 per server, so the optimum is 12/1200 = 1%.
   const auto& cont = Mode(modes, "continuous");
@@ -271,7 +215,7 @@ TEST(Sim, ChurnGridMeansAndCellComparisonMatchThePoints) {
   auto g = RunJson({"churn", "--min-aperture", "3", "--grid-servers", "8,48",
                     "--grid-clients", "3,12", "--json"});
   const auto& gm = g["grid"]["modes"];
-  ASSERT_EQ(gm.size(), 7u);  // the six modes and hash-mod: never an empty list
+  ASSERT_EQ(gm.size(), 8u);  // the seven modes and hash-mod: never an empty list
   for (size_t i = 0; i < gm.size(); i++) {
     EXPECT_EQ(gm[i]["cells"].num(), 41 * 10);
     EXPECT_GT(gm[i]["remove_mean"].num(), 0);
@@ -301,7 +245,7 @@ TEST(Sim, HashSharesFollowWeights) {
 TEST(Sim, PlacementExperimentReportsEveryVariant) {
   auto v = RunJson({"placement", "--json"});
   const auto& vars = v["variants"];
-  ASSERT_EQ(vars.size(), 6u);
+  ASSERT_EQ(vars.size(), 7u);
   for (size_t i = 0; i < vars.size(); i++) {
     // Nothing can beat the optimum: only the leaver's sessions must close.
     EXPECT_GE(vars[i]["remove_changed"].num(), vars[i]["remove_optimum"].num())
@@ -352,7 +296,8 @@ TEST(Sim, TablesWithoutJson) {
            {"balance", "--per-server"},
            {"vnodes"},
            {"vdc", "--count", "4"},
-           {"hash"}}) {
+           {"hash"},
+           {"deploy", "--servers", "12", "--clients", "6"}}) {
     Result r = RunSim(args);
     EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << args[0];

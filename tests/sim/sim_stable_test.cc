@@ -1,0 +1,287 @@
+// The simulator's stable mode and its worst-case outputs, on the real
+// program: churn's grid ratios and load, peers' ratios, the deploy verb.
+// Stable's figures are checked against an independent count made here on
+// the core's plan (ap_stable_plan_create): sessions as (client identity,
+// server identity) pairs, changed = their symmetric difference.
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "policy/core/ap_stable.h"
+#include "tests/sim/mini_json.h"
+#include "tests/sim/run_sim.h"
+
+namespace {
+
+using run_sim::Result;
+using run_sim::RunSim;
+
+const char* const kModes[] = {"continuous", "discrete", "random", "vdc",
+                              "mesh",       "smooth",   "stable"};
+
+mini_json::Value RunJson(const std::vector<std::string>& args) {
+  Result r = RunSim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return mini_json::Parse(r.out);
+}
+
+const mini_json::Value& Mode(const mini_json::Value& modes, const std::string& name) {
+  for (size_t i = 0; i < modes.size(); i++)
+    if (modes[i]["mode"].str == name) return modes[i];
+  throw std::runtime_error("no mode " + name);
+}
+
+using Sessions = std::set<std::pair<uint32_t, uint32_t>>;  // (client id, server id)
+
+// The stable sessions of servers `servers` and clients `clients` (their
+// identities), from one plan with ordinal keys of the identities.
+Sessions StableSessions(const std::vector<uint32_t>& servers,
+                        const std::vector<uint32_t>& clients, uint32_t a) {
+  std::vector<uint64_t> ekeys, ckeys;
+  for (uint32_t s : servers) ekeys.push_back(ap_stable_ordinal_key(s));
+  for (uint32_t c : clients) ckeys.push_back(ap_stable_ordinal_key(c));
+  ap_stable_plan* plan = nullptr;
+  ap_error err;
+  EXPECT_EQ(AP_OK, ap_stable_plan_create(ekeys.data(), nullptr, ekeys.size(), ckeys.data(),
+                                         ckeys.size(), a, &plan, &err))
+      << err.message;
+  Sessions out;
+  for (size_t c = 0; c < clients.size(); c++) {
+    const uint32_t* row = ap_stable_plan_row_endpoints(plan, c);
+    for (size_t k = 0; k < ap_stable_plan_row_size(plan, c); k++)
+      out.insert({clients[c], servers[row[k]]});
+  }
+  ap_stable_plan_destroy(plan);
+  return out;
+}
+
+size_t SymDiff(const Sessions& x, const Sessions& y) {
+  size_t common = 0;
+  for (const auto& s : x) common += y.count(s);
+  return x.size() + y.size() - 2 * common;
+}
+
+size_t OfServer(const Sessions& x, uint32_t server) {
+  size_t n = 0;
+  for (const auto& s : x) n += s.second == server;
+  return n;
+}
+
+std::vector<uint32_t> Range(uint32_t lo, uint32_t hi) {  // [lo, hi)
+  std::vector<uint32_t> v;
+  for (uint32_t i = lo; i < hi; i++) v.push_back(i);
+  return v;
+}
+
+std::vector<uint32_t> Without(std::vector<uint32_t> v, uint32_t x) {
+  v.erase(std::find(v.begin(), v.end(), x));
+  return v;
+}
+
+TEST(SimStable, ChurnPointIsCountedFromIdentities) {
+  // Server r leaving: the fleet without r's key, not a relabelled ring of
+  // n-1 ordinals. Mean over every r; a joiner has the new identity n.
+  const uint32_t n = 20, c = 15, a = 4;
+  auto v = RunJson({"churn", "--servers", "20", "--clients", "15", "--min-aperture", "4",
+                    "--no-grid", "--json"});
+  const auto& st = Mode(v["point"]["modes"], "stable");
+  const Sessions base = StableSessions(Range(0, n), Range(0, c), a);
+  const double total = base.size();
+  double remove = 0, remove_opt = 0, remove_max = 0;
+  for (uint32_t r = 0; r < n; r++) {
+    double d = SymDiff(base, StableSessions(Without(Range(0, n), r), Range(0, c), a)) / total;
+    remove += d / n;
+    remove_opt += OfServer(base, r) / total / n;
+    remove_max = std::max(remove_max, d);
+  }
+  const Sessions plus = StableSessions(Range(0, n + 1), Range(0, c), a);
+  EXPECT_EQ(st["sessions"].num(), total);
+  EXPECT_NEAR(st["remove_changed"].num(), remove, 1e-12);
+  EXPECT_NEAR(st["remove_changed_max"].num(), remove_max, 1e-12);
+  EXPECT_NEAR(st["remove_optimum"].num(), remove_opt, 1e-12);
+  EXPECT_NEAR(st["add_changed"].num(), SymDiff(base, plus) / total, 1e-12);
+  EXPECT_NEAR(st["add_optimum"].num(), OfServer(plus, n) / total, 1e-12);
+}
+
+TEST(SimStable, ChurnGridRowsHaveRatiosAndLoadForEveryMode) {
+  auto v = RunJson({"churn", "--servers", "50", "--clients", "20", "--grid-servers", "50,80",
+                    "--grid-clients", "7,40", "--json"});
+  const auto& modes = v["grid"]["modes"];
+  for (const char* name : kModes) {
+    SCOPED_TRACE(name);
+    const auto& m = Mode(modes, name);
+    // No cell beats its optimum, and no fleet's busiest server is below the mean.
+    EXPECT_GE(m["remove_worst_ratio"].num(), 1.0 - 1e-12);
+    EXPECT_GE(m["add_worst_ratio"].num(), 1.0 - 1e-12);
+    EXPECT_GE(m["load_worst"].num(), 1.0 - 1e-12);
+    EXPECT_GE(m["ratio_skipped_cells"].num(), 0);
+    EXPECT_LE(m["ratio_skipped_cells"].num(), m["cells"].num());
+    // Each worst case names a cell of the grid.
+    for (const char* at : {"remove_ratio", "add_ratio", "load"}) {
+      EXPECT_GE(m[std::string(at) + "_servers"].num(), 50) << at;
+      EXPECT_LE(m[std::string(at) + "_servers"].num(), 80) << at;
+      EXPECT_GE(m[std::string(at) + "_clients"].num(), 7) << at;
+      EXPECT_LE(m[std::string(at) + "_clients"].num(), 40) << at;
+    }
+  }
+  // Mesh: only the leaver's or joiner's sessions move; every server holds
+  // every client, so load is even. Continuous and smooth are even by
+  // construction (ap_aperture.h).
+  EXPECT_NEAR(Mode(modes, "mesh")["remove_worst_ratio"].num(), 1.0, 1e-12);
+  EXPECT_NEAR(Mode(modes, "mesh")["add_worst_ratio"].num(), 1.0, 1e-12);
+  for (const char* even : {"mesh", "continuous", "smooth"})
+    EXPECT_NEAR(Mode(modes, even)["load_worst"].num(), 1.0, 1e-9) << even;
+  // Stable: a leaving server closes its sessions and each client it leaves
+  // short opens at most one, so about twice the optimum; shares are scaled
+  // to within AP_STABLE_TOLERANCE of even (ap_stable.h).
+  const auto& st = Mode(modes, "stable");
+  EXPECT_LE(st["remove_worst_ratio"].num(), 3.0);
+  EXPECT_LE(st["add_worst_ratio"].num(), 3.0);
+  EXPECT_LE(st["load_worst"].num(), 1.05);
+  EXPECT_EQ(st["ratio_skipped_cells"].num(), 0);
+}
+
+TEST(SimStable, PeersRowsHaveRatiosAndStableClientsKeepTheirKeys) {
+  const uint32_t n = 16, c = 6, a = 3;
+  auto v = RunJson({"peers", "--servers", "16", "--clients", "6", "--min-aperture", "3",
+                    "--grid-servers", "20,60", "--grid-clients", "2,12", "--json"});
+  for (const char* part : {"point", "grid"}) {
+    for (const char* name : kModes) {
+      SCOPED_TRACE(std::string(part) + " " + name);
+      const auto& m = Mode(v[part]["modes"], name);
+      EXPECT_GE(m["join_worst_ratio"].num(), 1.0 - 1e-12);
+      EXPECT_GE(m["leave_worst_ratio"].num(), 1.0 - 1e-12);
+    }
+    // Mesh and random do not depend on the coordinate (sim_peers_test).
+    for (const char* name : {"mesh", "random"}) {
+      EXPECT_NEAR(Mode(v[part]["modes"], name)["join_worst_ratio"].num(), 1.0, 1e-12);
+      EXPECT_NEAR(Mode(v[part]["modes"], name)["leave_worst_ratio"].num(), 1.0, 1e-12);
+    }
+  }
+  // Stable point against the plan: a joiner is the new identity c, a leaver's
+  // key disappears and the others keep theirs.
+  const Sessions base = StableSessions(Range(0, n), Range(0, c), a);
+  const Sessions plus = StableSessions(Range(0, n), Range(0, c + 1), a);
+  const double total = base.size();
+  const size_t joiner = plus.size() - [&] {
+    size_t k = 0;
+    for (const auto& s : plus) k += s.first != c;
+    return k;
+  }();
+  double leave = 0, leave_ratio = 0;
+  for (uint32_t l = 0; l < c; l++) {
+    const Sessions after = StableSessions(Range(0, n), Without(Range(0, c), l), a);
+    size_t changed = SymDiff(base, after);
+    size_t own = 0;
+    for (const auto& s : base) own += s.first == l;
+    leave += changed / total / c;
+    leave_ratio = std::max(leave_ratio, static_cast<double>(changed) / own);
+  }
+  const auto& st = Mode(v["point"]["modes"], "stable");
+  EXPECT_NEAR(st["join_changed"].num(), SymDiff(base, plus) / total, 1e-12);
+  EXPECT_NEAR(st["join_optimum"].num(), joiner / total, 1e-12);
+  EXPECT_NEAR(st["join_worst_ratio"].num(), static_cast<double>(SymDiff(base, plus)) / joiner,
+              1e-12);
+  EXPECT_NEAR(st["leave_changed"].num(), leave, 1e-12);
+  EXPECT_NEAR(st["leave_worst_ratio"].num(), leave_ratio, 1e-12);
+}
+
+TEST(SimStable, DeployCountsEveryReplacement) {
+  const uint32_t n = 30, c = 20, a = 5;
+  auto v = RunJson({"deploy", "--servers", "30", "--clients", "20", "--min-aperture", "5",
+                    "--json"});
+  const auto& modes = v["modes"];
+  ASSERT_EQ(modes.size(), 7u);
+  for (const char* name : kModes) {
+    SCOPED_TRACE(name);
+    const auto& m = Mode(modes, name);
+    EXPECT_GE(m["changed"].num(), m["optimum"].num());
+    EXPECT_GT(m["optimum"].num(), 0);
+    EXPECT_NEAR(m["ratio"].num(), m["changed"].num() / m["optimum"].num(), 1e-12);
+    EXPECT_GE(m["load_worst"].num(), 1.0 - 1e-12);
+  }
+  // Mesh: each step closes the old server's c sessions and opens the new
+  // one's c, nothing else: changed = optimum = 2 c n, ratio exactly 1.
+  const auto& mesh = Mode(modes, "mesh");
+  EXPECT_EQ(mesh["changed"].num(), 2.0 * c * n);
+  EXPECT_EQ(mesh["optimum"].num(), 2.0 * c * n);
+  EXPECT_EQ(mesh["ratio"].num(), 1.0);
+  // Stable against the plan, step by step: server i replaced by n + i.
+  std::vector<uint32_t> ids = Range(0, n);
+  Sessions before = StableSessions(ids, Range(0, c), a);
+  double changed = 0, optimum = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    ids.erase(ids.begin());
+    ids.push_back(n + i);
+    Sessions after = StableSessions(ids, Range(0, c), a);
+    changed += SymDiff(before, after);
+    optimum += OfServer(before, i) + OfServer(after, n + i);
+    before = after;
+  }
+  const auto& st = Mode(modes, "stable");
+  EXPECT_EQ(st["changed"].num(), changed);
+  EXPECT_EQ(st["optimum"].num(), optimum);
+  EXPECT_LE(st["ratio"].num(), 3.0);
+  EXPECT_LE(st["load_worst"].num(), 1.05);
+}
+
+TEST(SimStable, SubsetOfAStableClientIsItsPlanRow) {
+  auto v = RunJson({"subset", "--servers", "10", "--peers", "5", "--index", "2", "--mode",
+                    "stable", "--min-aperture", "3", "--json"});
+  std::vector<uint64_t> ekeys, ckeys;
+  for (uint32_t s = 0; s < 10; s++) ekeys.push_back(ap_stable_ordinal_key(s));
+  for (uint32_t c = 0; c < 5; c++) ckeys.push_back(ap_stable_ordinal_key(c));
+  ap_stable_plan* plan = nullptr;
+  ASSERT_EQ(AP_OK, ap_stable_plan_create(ekeys.data(), nullptr, 10, ckeys.data(), 5, 3, &plan,
+                                         nullptr));
+  const auto& eps = v["endpoints"];
+  ASSERT_EQ(eps.size(), ap_stable_plan_row_size(plan, 2));
+  for (size_t k = 0; k < eps.size(); k++) {
+    EXPECT_EQ(eps[k]["index"].num(), ap_stable_plan_row_endpoints(plan, 2)[k]);
+    EXPECT_NEAR(eps[k]["pick_weight"].num(),
+                ap_stable_plan_row_shares(plan, 2)[k] * static_cast<double>(eps.size()), 1e-12);
+  }
+  ap_stable_plan_destroy(plan);
+}
+
+TEST(SimStable, OutputIsIdenticalEveryRun) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"deploy", "--servers", "40", "--clients", "30", "--json"},
+           {"churn", "--grid-servers", "50,60", "--grid-clients", "7,20", "--json"},
+           {"peers", "--servers", "30", "--clients", "10", "--grid-clients", "2,10", "--json"}}) {
+    Result a = RunSim(args), b = RunSim(args);
+    EXPECT_EQ(a.exit_code, 0) << args[0] << ": " << a.err;
+    EXPECT_FALSE(a.out.empty()) << args[0];
+    EXPECT_EQ(a.out, b.out) << args[0];
+  }
+}
+
+TEST(SimStable, DeployBadFlagsExitTwoNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"deploy", "--servers", "0"}, "--servers"},
+      {{"deploy", "--servers", "abc"}, "--servers"},
+      {{"deploy", "--clients", "0"}, "--clients"},
+      {{"deploy", "--clients", "-3"}, "--clients"},
+      {{"deploy", "--min-aperture", "0"}, "--min-aperture"},
+      {{"deploy", "--bogus", "1"}, "--bogus"},
+      {{"deploy", "--json=1"}, "--json"},
+      {{"deploy", "--servers", "5", "--servers", "6"}, "--servers"},
+      // N steps of up to N x C sessions each: absurd sizes refused up front.
+      {{"deploy", "--servers", "2000", "--clients", "2000"}, "--servers"},
+  };
+  for (const auto& c : cases) {
+    Result r = RunSim(c.first);
+    std::string joined;
+    for (const auto& a : c.first) joined += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << joined << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << joined;
+    EXPECT_NE(r.err.find(c.second), std::string::npos) << joined << "\n" << r.err;
+  }
+}
+
+}  // namespace
