@@ -232,6 +232,7 @@ static void run_mode(const fleet_deploy_opts *o, const churn_run_mode *m, int n,
     snprintf(row->error, sizeof(row->error), "connections stayed open after the clients stopped");
     ok = 0;
   }
+  row->port = d.f.port;
   io_churn_run_stop_servers(&d.f);
   io_dns_stub_stop(d.dns.dns);
   row->complete = ok;
@@ -288,8 +289,9 @@ void io_fleet_deploy_json(FILE *out, const fleet_deploy_row *rows, int n) {
     fprintf(out, "%s\n{\"mode\":", i ? "," : "");
     ap_json_write_string(out, r->mode);
     fprintf(out,
-            ",\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"complete\":%s,\"error\":",
-            r->servers, r->clients, r->min_aperture, r->complete ? "true" : "false");
+            ",\"servers\":%d,\"clients\":%d,\"min_aperture\":%d,\"port\":%d,\"complete\":%s,"
+            "\"error\":",
+            r->servers, r->clients, r->min_aperture, r->port, r->complete ? "true" : "false");
     ap_json_write_string(out, r->error);
     fprintf(out,
             ",\"matches_prediction\":%s,\"sessions_before\":%ld,\"predicted_before\":%ld,"
@@ -319,13 +321,13 @@ void io_fleet_deploy_table(FILE *out, const fleet_deploy_row *rows, int n) {
           "replacement's; busiest = the replacements' busiest server's calls / mean over %d ms "
           "after the deploy (fair = a fair random balancer's at that call count)\n\n",
           rows[0].servers, rows[0].clients, rows[0].min_aperture, WINDOW_MS);
-  fprintf(out, "  mode        | sessions (pred) | changed (pred)  optimum | ok      failed | "
+  fprintf(out, "  mode        port  | sessions (pred) | changed (pred)  optimum | ok      failed | "
                "busiest  fair   calls | match\n");
   for (int i = 0; i < n; i++) {
     const fleet_deploy_row *r = &rows[i];
     fprintf(out,
-            "  %-11s | %8ld (%4ld) | %7ld (%4ld)  %7ld | %-7ld %6ld | %7.2f  %4.2f  %6ld | %s%s\n",
-            r->mode, r->sessions_before, r->predicted_before, r->changed, r->predicted,
+            "  %-11s %5d | %8ld (%4ld) | %7ld (%4ld)  %7ld | %-7ld %6ld | %7.2f  %4.2f  %6ld | %s%s\n",
+            r->mode, r->port, r->sessions_before, r->predicted_before, r->changed, r->predicted,
             r->optimum, r->ok, r->failed, r->busiest, r->fair, r->final_calls,
             io_fleet_deploy_row_ok(r) ? "yes" : "NO", r->complete ? "" : "  INCOMPLETE: ");
     if (!r->complete) fprintf(out, "      %s\n", r->error);

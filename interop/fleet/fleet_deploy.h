@@ -43,6 +43,8 @@ typedef struct fleet_deploy_step {
 typedef struct fleet_deploy_row {
   char mode[32];
   int servers, clients, min_aperture;
+  int port;                 /* the servers' port: part of every address string,
+                               so stable mode's keys (and figures) follow it */
   int complete;             /* 0: the run failed (see error) */
   char error[200];
   long sessions_before;     /* connections open before the first step */
