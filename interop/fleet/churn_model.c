@@ -8,6 +8,8 @@
 #include "interop/common/sessions.h"
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_order.h"
+#include "policy/core/ap_ring.h"
+#include "policy/core/ap_stable.h"
 
 uint64_t io_churn_model_seed(uint32_t client) { return ap_mix64((uint64_t)client + 1); }
 
@@ -28,6 +30,68 @@ static uint64_t fleet_seed(uint32_t client, const void *ctx) {
   return fleet->seeds != NULL ? fleet->seeds[client] : 0;
 }
 
+/* Stable mode's sessions: each client's aperture computed as the policy
+ * does, from identity keys rather than ring positions. Endpoint key of
+ * ring index k = ap_stable_key(its address string); peer key of client c =
+ * ap_stable_ordinal_key(c) (the fleet's clients have a static peer index
+ * and no peer list). */
+static int stable_sessions(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
+                           const size_t *order, io_sessions *s, ap_error *err) {
+  memset(s, 0, sizeof *s);
+  const uint32_t c_count = fleet->clients;
+  uint64_t *endpoint_keys = malloc(n * sizeof *endpoint_keys);
+  uint64_t *peer_keys = malloc((c_count ? c_count : 1) * sizeof *peer_keys);
+  s->start = malloc(((size_t)c_count + 1) * sizeof *s->start);
+  s->idx = malloc(n * ((size_t)c_count + 1) * sizeof *s->idx);
+  s->share = malloc(n * ((size_t)c_count + 1) * sizeof *s->share);
+  ap_ring *ring = NULL;
+  int rc = AP_OK;
+  if (endpoint_keys == NULL || peer_keys == NULL || s->start == NULL || s->idx == NULL ||
+      s->share == NULL) {
+    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  if (rc == AP_OK) rc = ap_ring_create(NULL, n, &ring, err);
+  if (rc == AP_OK) {
+    for (size_t k = 0; k < n; k++) endpoint_keys[k] = ap_stable_key(addresses[order[k]]);
+    for (uint32_t c = 0; c < c_count; c++) peer_keys[c] = ap_stable_ordinal_key(c);
+  }
+  size_t total = 0;
+  for (uint32_t c = 0; rc == AP_OK && c < c_count; c++) {
+    ap_subset_params p;
+    rc = ap_subset_params_for_client(AP_MODE_STABLE, c, c_count, fleet->min_aperture, 0, &p,
+                                     err);
+    if (rc != AP_OK) break;
+    p.endpoint_keys = endpoint_keys;
+    p.peer_keys = peer_keys;
+    ap_aperture *a = NULL;
+    rc = ap_aperture_compute(ring, &p, &a, err);
+    if (rc != AP_OK) break;
+    const size_t members = ap_aperture_count(a);
+    double weights = 0;
+    for (size_t k = 0; k < members; k++) weights += ap_aperture_member(a, k)->pick_weight;
+    s->start[c] = total;
+    for (size_t k = 0; k < members; k++) { /* the plan's row, ascending */
+      s->idx[total + k] = ap_aperture_member(a, k)->index;
+      s->share[total + k] = weights > 0 ? ap_aperture_member(a, k)->pick_weight / weights : 0;
+    }
+    total += members;
+    ap_aperture_destroy(a);
+  }
+  ap_ring_destroy(ring);
+  free(endpoint_keys);
+  free(peer_keys);
+  if (rc != AP_OK) {
+    io_sessions_free(s);
+    return rc;
+  }
+  s->ring_size = (uint32_t)n;
+  s->clients = c_count;
+  s->peer_count = c_count;
+  s->start[c_count] = total;
+  s->total = total;
+  return AP_OK;
+}
+
 /* The fleet's sessions on its ring (io_sessions) and, as the policy orders
  * the address strings, the address each ring index is: order[k] is the
  * position in `addresses` of ring index k (n entries). */
@@ -36,6 +100,7 @@ static int fleet_model(const churn_model_fleet *fleet, const char *const *addres
   if (n == 0 || n > AP_MAX_ENDPOINTS) return ap_error_set(err, AP_ERANGE, "no addresses");
   int rc = ap_order_endpoints(addresses, n, order, err);
   if (rc != AP_OK) return rc;
+  if (fleet->mode == AP_MODE_STABLE) return stable_sessions(fleet, addresses, n, order, s, err);
   return io_sessions_compute((int)fleet->mode, (uint32_t)n, fleet->clients, fleet->min_aperture,
                              fleet_seed, fleet, s, err);
 }

@@ -7,6 +7,10 @@
  * list opens and closes. No widening: the prediction is for fleets whose
  * members do not fail (a removed server leaves the resolver's answer
  * before it stops). gRPC's round_robin is AP_MODE_MESH here.
+ * Stable mode's membership follows keys, not ring positions: endpoint key
+ * = ap_stable_key(the address string, exactly as given here), peer key of
+ * client c = ap_stable_ordinal_key(c) (the fleet's clients have a static
+ * peer index and count), as the policy computes it.
  */
 #ifndef APERTURE_INTEROP_CHURN_MODEL_H
 #define APERTURE_INTEROP_CHURN_MODEL_H

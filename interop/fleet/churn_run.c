@@ -70,16 +70,47 @@ size_t io_churn_run_addresses(const churn_run_fleet *f, int with_removed, const 
   return m;
 }
 
+int io_churn_run_parse_aperture_modes(const char *list, const char *scenario,
+                                      churn_run_mode *out, int max, char *err, size_t err_len) {
+  if (list == NULL || scenario == NULL || out == NULL || err == NULL) return -1;
+  int n = 0;
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == 0 || len >= sizeof(out[0].name)) {
+      snprintf(err, err_len, "--modes: bad item '%.*s'", (int)len, p);
+      return -1;
+    }
+    if (n == max) {
+      snprintf(err, err_len, "--modes: at most %d modes for %s", max, scenario);
+      return -1;
+    }
+    memcpy(out[n].name, p, len);
+    out[n].name[len] = '\0';
+    out[n].aperture = 1;
+    if (ap_mode_parse(out[n].name, &out[n].model, NULL) != AP_OK) {
+      snprintf(err, err_len, "--modes: '%s' is not an aperture mode (%s runs the aperture policy)",
+               out[n].name, scenario);
+      return -1;
+    }
+    n++;
+    p += len + (p[len] == ',');
+  }
+  if (n == 0) snprintf(err, err_len, "--modes: no mode given");
+  return n > 0 ? n : -1;
+}
+
 /* --- settling --- */
 
 /* Adds to held[] the members of one aperture client's ring; 1 when it has
  * exactly the answer's addresses, no widened member, and every member
  * READY. */
-static int client_ring(const churn_run_fleet *f, grpc_channel *ch, int with_removed, long *held) {
+static int client_ring(const churn_run_fleet *f, grpc_channel *ch, const uint8_t *in_answer,
+                       long *held) {
   unary_result r;
   const Aperture__V1__RingState *ring = io_fleet_client_ring_state(ch, &r);
   int ok = ring != NULL;
-  uint32_t expected = (uint32_t)f->pt.servers - (with_removed ? 0 : 1);
+  uint32_t expected = 0;
+  for (int i = 0; i < f->pt.servers; i++) expected += in_answer[i] != 0;
   ok = ok && !ring->truncated && ring->endpoint_count == expected && ring->widened == 0 &&
        ring->n_endpoints == expected;
   for (size_t e = 0; ok && e < ring->n_endpoints; e++) {
@@ -88,7 +119,7 @@ static int client_ring(const churn_run_fleet *f, grpc_channel *ch, int with_remo
     for (int i = 0; i < f->pt.servers; i++) {
       if (strcmp(f->addr[i], ep->address) == 0) idx = i;
     }
-    if (idx < 0 || (idx == REMOVED && !with_removed)) ok = 0;
+    if (idx < 0 || !in_answer[idx]) ok = 0;
     else if (ep->in_aperture) {
       if (ep->connectivity != APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY) ok = 0;
       held[idx]++;
@@ -102,12 +133,12 @@ typedef struct settle_check {
   const churn_run_fleet *f;
   const churn_run_mode *m;
   const churn_run_clients *mc;
-  int with_removed;
+  const uint8_t *in_answer;
 } settle_check;
 
 /* 1 when every client has the current answer with its members READY and
  * each server's open connections equal the number of clients holding it
- * (0 for s1 when it is out of the answer). */
+ * (0 for a server out of the answer). */
 static int settled_now(void *ctx) {
   const settle_check *sc = ctx;
   long held[MAX_N];
@@ -115,26 +146,38 @@ static int settled_now(void *ctx) {
   int ok = 1;
   for (int c = 0; c < sc->mc->n; c++) {
     if (sc->m->aperture) {
-      ok = client_ring(sc->f, sc->mc->status[c], sc->with_removed, held) && ok;
+      ok = client_ring(sc->f, sc->mc->status[c], sc->in_answer, held) && ok;
     } else {
-      for (int i = 0; i < sc->f->pt.servers; i++) held[i] += (i != REMOVED || sc->with_removed);
+      for (int i = 0; i < sc->f->pt.servers; i++) held[i] += sc->in_answer[i] != 0;
     }
   }
   return ok && io_fleet_servers_hold(sc->f->servers, sc->f->pt.servers, held);
 }
 
-/* Waits (up to SETTLE_TIMEOUT_MS) until the fleet has settled on the
- * current answer (`with_removed`) in two polls in a row. 1 when settled. */
+int io_churn_run_settle_on(const churn_run_fleet *f, const churn_run_mode *m,
+                           const churn_run_clients *mc, const uint8_t *in_answer) {
+  if (f == NULL || m == NULL || mc == NULL || in_answer == NULL || f->pt.servers > MAX_N) return 0;
+  settle_check sc = {f, m, mc, in_answer};
+  return io_fleet_wait_steady(settled_now, &sc, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
+}
+
+/* Settles on every server, or every server but s1. */
 static int settle(const churn_run_fleet *f, const churn_run_mode *m, const churn_run_clients *mc,
                   int with_removed) {
-  settle_check sc = {f, m, mc, with_removed};
-  return io_fleet_wait_steady(settled_now, &sc, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
+  uint8_t in_answer[MAX_N];
+  for (int i = 0; i < MAX_N; i++) in_answer[i] = i != REMOVED || with_removed;
+  return io_churn_run_settle_on(f, m, mc, in_answer);
 }
 
 /* --- the clients --- */
 
-static int start_clients(const churn_answer *a, churn_run_fleet *f, const churn_run_mode *m,
-                         churn_run_clients *mc, char *err, size_t err_len) {
+int io_churn_run_start_clients(const churn_answer *a, churn_run_fleet *f,
+                               const churn_run_mode *m, churn_run_clients *mc, char *err,
+                               size_t err_len) {
+  if (a == NULL || a->start_clients == NULL || f == NULL || m == NULL || mc == NULL ||
+      err == NULL) {
+    return -1;
+  }
   if (a->start_clients(a->ctx, f, m, mc, err, err_len) != 0) return -1;
   for (int c = 0; m->aperture && c < mc->n; c++) {
     const char *why = "";
@@ -147,8 +190,9 @@ static int start_clients(const churn_answer *a, churn_run_fleet *f, const churn_
   return 0;
 }
 
-/* Stops the clients and adds their calls to the row. */
-static void stop_clients(churn_run_clients *mc, fleet_churn_row *row) {
+int io_churn_run_stop_clients(churn_run_clients *mc, long *ok, long *failed, char *err,
+                              size_t err_len) {
+  if (mc == NULL || ok == NULL || failed == NULL || err == NULL) return -1;
   for (int c = 0; c < mc->n; c++) {
     if (mc->status[c]) grpc_channel_destroy(mc->status[c]);
     mc->status[c] = NULL;
@@ -157,11 +201,22 @@ static void stop_clients(churn_run_clients *mc, fleet_churn_row *row) {
     if (mc->p[c]) io_proc_stop(mc->p[c], 10000);
     mc->p[c] = NULL;
   }
+  int rc = 0;
   for (int c = 0; c < mc->n; c++) {
-    if (io_fleet_client_read_summary(mc->summary[c], &row->ok, &row->failed) != 0) {
-      if (row->error[0] == '\0') snprintf(row->error, sizeof(row->error), "client %d wrote no summary", c);
-      row->complete = 0;
+    if (io_fleet_client_read_summary(mc->summary[c], ok, failed) != 0) {
+      if (rc == 0) snprintf(err, err_len, "client %d wrote no summary", c);
+      rc = -1;
     }
+  }
+  return rc;
+}
+
+/* Stops the clients and adds their calls to the row. */
+static void stop_clients(churn_run_clients *mc, fleet_churn_row *row) {
+  char err[64] = "";
+  if (io_churn_run_stop_clients(mc, &row->ok, &row->failed, err, sizeof(err)) != 0) {
+    if (row->error[0] == '\0') snprintf(row->error, sizeof(row->error), "%s", err);
+    row->complete = 0;
   }
 }
 
@@ -174,19 +229,27 @@ static void fail_row(fleet_churn_row *row, churn_run_clients *mc, const char *wh
 
 /* --- the figures --- */
 
-typedef struct counts {
-  long opened[MAX_N], current[MAX_N];
-} counts;
+typedef churn_run_counts counts;
 
-static void snapshot(const churn_run_fleet *f, counts *out) {
-  for (int i = 0; i < f->pt.servers; i++) {
+void io_churn_run_snapshot(const churn_run_fleet *f, churn_run_counts *out) {
+  if (f == NULL || out == NULL) return;
+  memset(out, 0, sizeof(*out));
+  for (int i = 0; i < f->pt.servers && i < MAX_N; i++) {
     io_fleet_server_counts(f->servers[i].stats, &out->opened[i], &out->current[i]);
   }
 }
 
+static void snapshot(const churn_run_fleet *f, counts *out) { io_churn_run_snapshot(f, out); }
+
 /* Connections opened + closed on server i between two snapshots. */
 static long moved(const counts *a, const counts *b, int i) {
   return io_fleet_server_moved(a->opened[i], a->current[i], b->opened[i], b->current[i]);
+}
+
+long io_churn_run_stopped_moved(const churn_run_counts *a, const churn_run_counts *b, int i) {
+  if (a == NULL || b == NULL || i < 0 || i >= MAX_N) return 0;
+  long opened = b->opened[i] - a->opened[i];
+  return opened + a->current[i] + opened; /* every one closed */
 }
 
 static long total_current(const churn_run_fleet *f, const counts *c) {
@@ -241,7 +304,7 @@ static void run_mode(churn_run_fleet *f, const churn_answer *a, const churn_run_
   counts c0, c1, c2;
   char why[200] = "";
   f->restarts++; /* names this mode's files apart */
-  if (start_clients(a, f, m, &mc, row->error, sizeof(row->error)) != 0) {
+  if (io_churn_run_start_clients(a, f, m, &mc, row->error, sizeof(row->error)) != 0) {
     fail_row(row, &mc, "the clients did not start", f->dir);
     return;
   }
@@ -274,8 +337,7 @@ static void run_mode(churn_run_fleet *f, const churn_answer *a, const churn_run_
   row->removal.settled = settled;
   for (int i = 0; i < f->pt.servers; i++) {
     if (i == REMOVED) {
-      long opened = c1.opened[i] - c0.opened[i];
-      row->removal.changed += opened + c0.current[i] + opened; /* every one closed */
+      row->removal.changed += io_churn_run_stopped_moved(&c0, &c1, i);
     } else {
       row->removal.changed += moved(&c0, &c1, i);
     }
@@ -314,16 +376,20 @@ static void run_mode(churn_run_fleet *f, const churn_answer *a, const churn_run_
   stop_clients(&mc, row);
 
   /* Every connection closed before the next mode starts. */
+  if (io_churn_run_drain(f) != 0) {
+    snprintf(row->error, sizeof(row->error), "connections stayed open after the clients stopped");
+    row->complete = 0;
+  }
+}
+
+int io_churn_run_drain(const churn_run_fleet *f) {
+  if (f == NULL) return -1;
   double deadline = io_fleet_now_ms() + SETTLE_TIMEOUT_MS;
   for (;;) {
     counts c;
     snapshot(f, &c);
-    if (total_current(f, &c) == 0) break;
-    if (io_fleet_now_ms() > deadline) {
-      snprintf(row->error, sizeof(row->error), "connections stayed open after the clients stopped");
-      row->complete = 0;
-      break;
-    }
+    if (total_current(f, &c) == 0) return 0;
+    if (io_fleet_now_ms() > deadline) return -1;
     io_fleet_sleep_ms(POLL_MS);
   }
 }

@@ -74,6 +74,12 @@ typedef struct churn_answer {
   int settle_again_after_stop;
 } churn_answer;
 
+/* Parses a comma-separated list of aperture modes (at most max) for
+ * `scenario`, which runs the aperture policy only. Returns the number of
+ * modes, or -1 with a message in err naming the bad item. */
+int io_churn_run_parse_aperture_modes(const char *list, const char *scenario,
+                                      churn_run_mode *out, int max, char *err, size_t err_len);
+
 /* Starts the point's servers in <out_dir>/<scenario>-N-C-A. Returns 0, or
  * -1 with a message in err (the servers started stay in f). */
 int io_churn_run_start_servers(churn_run_fleet *f, const char *server_bin, const char *out_dir,
@@ -85,6 +91,47 @@ void io_churn_run_stop_servers(churn_run_fleet *f);
 /* Fills out[] with the servers' addresses, s1's only when with_removed;
  * returns how many. out holds CHURN_RUN_MAX_SERVERS. */
 size_t io_churn_run_addresses(const churn_run_fleet *f, int with_removed, const char **out);
+
+/* --- the parts of a run, for scenarios with their own sequence of changes
+ * (fleet_deploy.h) --- */
+
+/* Starts mode m's clients through the answer and opens their status
+ * channels. Returns 0, or -1 with a message in err (the clients started
+ * stay in mc: stop them). */
+int io_churn_run_start_clients(const churn_answer *a, churn_run_fleet *f,
+                               const churn_run_mode *m, churn_run_clients *mc, char *err,
+                               size_t err_len);
+
+/* Stops the clients and adds their summaries' ok and failed calls. Returns
+ * 0, or -1 with a message in err when a client wrote no summary. */
+int io_churn_run_stop_clients(churn_run_clients *mc, long *ok, long *failed, char *err,
+                              size_t err_len);
+
+/* Waits (up to 20 s) until the fleet has settled, two polls in a row, on
+ * the answer in_answer[i] (1: f->addr[i] is in it; f->pt.servers
+ * entries): every aperture client's ring holds exactly those addresses,
+ * none widened, its members READY, and each server holds as many
+ * connections as clients have it in their aperture (none when out of the
+ * answer). Returns 1 when settled, 0 when not or on a NULL argument. */
+int io_churn_run_settle_on(const churn_run_fleet *f, const churn_run_mode *m,
+                           const churn_run_clients *mc, const uint8_t *in_answer);
+
+/* Every server's connection counts at one moment (a server that is not
+ * running reads as its last stats file, a never-started one as 0). */
+typedef struct churn_run_counts {
+  long opened[CHURN_RUN_MAX_SERVERS], current[CHURN_RUN_MAX_SERVERS];
+} churn_run_counts;
+
+void io_churn_run_snapshot(const churn_run_fleet *f, churn_run_counts *out);
+
+/* Sessions server i moved between a (before) and b (after), when it was
+ * stopped in between: the connections it opened, plus all it had open at
+ * a and opened since, closed. 0 on a NULL argument or i out of range. */
+long io_churn_run_stopped_moved(const churn_run_counts *a, const churn_run_counts *b, int i);
+
+/* Waits (up to 20 s) until no server holds a connection. 0, or -1 when
+ * some stayed open. */
+int io_churn_run_drain(const churn_run_fleet *f);
 
 /* Runs each mode at the point (one row each, up to max_rows in all):
  * start the clients, settle, s1 leaves the answer and stops, s1 restarts

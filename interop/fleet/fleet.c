@@ -3,7 +3,7 @@
  * mode, collects the servers' stats files and the clients' summaries, and
  * prints a report (table, or JSON with --json) plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|soak|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
@@ -14,7 +14,9 @@
  * a closing summary; without the aperture policy linked, round_robin only.
  * churn-grid (fleet_churn.h) measures one removal and one addition per
  * (N, C, A) point of --points and mode, beside the core's prediction.
- * xds (fleet_xds.h) is churn-grid with the endpoints from EDS; affinity
+ * xds (fleet_xds.h) is churn-grid with the endpoints from EDS; deploy
+ * (fleet_deploy.h) replaces every server in turn by one at a new address
+ * (--servers, --clients, --min-aperture, --rate); affinity
  * (fleet_affinity.h) reports which servers served each key.
  * soak (fleet_soak.h) is a bounded run with kills, flaps, a status loop and
  * a sticky-key flood; --duration-s sets its length (default 300 s) and
@@ -42,6 +44,7 @@
 #include "interop/fleet/fleet_affinity.h"
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_clock.h"
+#include "interop/fleet/fleet_deploy.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
@@ -71,6 +74,7 @@ static const mode_def kModes[] = {
     {"vdc", NULL, 1},
     {"smooth", NULL, 1},
     {"mesh", NULL, 1},
+    {"stable", NULL, 1},
     {"round_robin", "{\"loadBalancingConfig\":[{\"round_robin\":{}}]}", 0},
     {"pick_first", "{\"loadBalancingConfig\":[{\"pick_first\":{}}]}", 0},
 };
@@ -744,6 +748,8 @@ static void peers_json(FILE *f, const void *rows, int n) { io_fleet_peers_json(f
 static void peers_table(FILE *f, const void *rows, int n) { io_fleet_peers_table(f, rows, n); }
 static void xds_json(FILE *f, const void *rows, int n) { io_fleet_xds_json(f, rows, n); }
 static void xds_table(FILE *f, const void *rows, int n) { io_fleet_xds_table(f, rows, n); }
+static void deploy_json(FILE *f, const void *rows, int n) { io_fleet_deploy_json(f, rows, n); }
+static void deploy_table(FILE *f, const void *rows, int n) { io_fleet_deploy_table(f, rows, n); }
 static void affinity_json(FILE *f, const void *rows, int n) { io_fleet_affinity_json(f, rows, n); }
 static void affinity_table(FILE *f, const void *rows, int n) { io_fleet_affinity_table(f, rows, n); }
 static void soak_json(FILE *f, const void *res, int n) {
@@ -775,6 +781,19 @@ static int run_xds(const runner *rn, const char *points) {
   int n = 0;
   int failed = io_fleet_xds_run(&xo, rows, (int)(sizeof(rows) / sizeof(rows[0])), &n) != 0;
   return finish_scenario(rn, failed, xds_json, xds_table, rows, n);
+}
+
+/* The deploy scenario (fleet_deploy.h): a rolling replacement at new
+ * addresses; fails when a mode's measurement differs from the prediction
+ * or a call failed. */
+static int run_deploy(const runner *rn) {
+  if (!aperture_linked(rn, "deploy")) return 1;
+  fleet_deploy_opts dop = {rn->server_bin, rn->client_bin, rn->out_dir, rn->modes,
+                           (int)rn->servers, (int)rn->clients, (int)rn->min_aperture, rn->rate};
+  static fleet_deploy_row rows[FLEET_DEPLOY_MAX_MODES];
+  int n = 0;
+  int failed = io_fleet_deploy_run(&dop, rows, FLEET_DEPLOY_MAX_MODES, &n) != 0;
+  return finish_scenario(rn, failed, deploy_json, deploy_table, rows, n);
 }
 
 /* The affinity scenario (fleet_affinity.h): per-key owners. */
@@ -818,16 +837,17 @@ static int run_default_step(const runner *rn, const default_step *step, fleet_ru
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|affinity|soak|all]\n"
+          "usage: fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|all]\n"
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]\n"
           "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
           "xds: churn-grid with EDS instead of DNS; points default " FLEET_XDS_DEFAULT_POINTS ", modes " FLEET_XDS_DEFAULT_MODES "\n"
+          "deploy: every server replaced in turn at a new address (--servers 8, --clients 4, --min-aperture 3, --rate 50); modes " FLEET_DEPLOY_DEFAULT_MODES "\n"
           "affinity: per-key owners for --affinity " FLEET_AFFINITY_DEFAULT_KINDS " (--servers, --clients, --min-aperture, --rate)\n"
           "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
-          "modes: continuous discrete random vdc smooth mesh (aperture) round_robin pick_first\n");
+          "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
 }
 
 /* Asks the client binary which policies it can use. */
@@ -934,13 +954,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "flag %s\n", xds_err);
     return 2;
   }
+  int want_deploy = !want_default && strcmp(scenario, "deploy") == 0; /* fleet_deploy.h */
+  if (want_deploy && rn.modes != NULL &&
+      io_fleet_deploy_check_modes(rn.modes, xds_err, sizeof(xds_err)) != 0) {
+    fprintf(stderr, "flag %s\n", xds_err);
+    return 2;
+  }
+  if (want_deploy && (rn.servers == 1 || rn.servers > FLEET_DEPLOY_MAX_SERVERS ||
+                      rn.clients > 16)) {
+    fprintf(stderr, "fleet: deploy: --servers in [2, %d] and --clients in [1, 16]\n",
+            FLEET_DEPLOY_MAX_SERVERS);
+    return 2;
+  }
   int want_soak = !want_default && strcmp(scenario, "soak") == 0;   /* fleet_soak.h */
   const scenario_cfg *chosen = NULL;
   for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
     if (strcmp(kScenarios[s].name, scenario) == 0) chosen = &kScenarios[s];
   }
   if (!want_default && !want_all && !want_grid && !want_peers && !want_xds && !want_affinity &&
-      !want_soak && chosen == NULL) {
+      !want_deploy && !want_soak && chosen == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
     usage();
     return 2;
@@ -978,6 +1010,7 @@ int main(int argc, char **argv) {
 
   if (want_peers) return run_peers(&rn);
   if (want_xds) return run_xds(&rn, points);
+  if (want_deploy) return run_deploy(&rn);
   if (want_affinity) return run_affinity(&rn, affinity_kinds);
   if (want_soak) return run_soak(&rn);
 

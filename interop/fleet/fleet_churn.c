@@ -26,12 +26,7 @@
 #define MAX_C CHURN_RUN_MAX_CLIENTS
 #define REMOVED CHURN_RUN_REMOVED
 
-/* The DNS answer of one point. */
-typedef struct dns_answer {
-  const fleet_churn_opts *o;
-  dns_stub *dns;
-  int dns_port;
-} dns_answer;
+typedef fleet_churn_dns dns_answer;
 
 int io_fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,
                              size_t err_len) {
@@ -164,6 +159,12 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
   return 0;
 }
 
+void io_fleet_churn_dns_answer(fleet_churn_dns *dns, churn_answer *out) {
+  if (dns == NULL || out == NULL) return;
+  churn_answer a = {dns, prepare, set_answer, start_clients, NULL, client_seed, 1};
+  *out = a;
+}
+
 int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int max_rows,
                      int *n_rows) {
   if (o == NULL || o->server_bin == NULL || o->client_bin == NULL || o->out_dir == NULL ||
@@ -187,7 +188,8 @@ int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int ma
     if (!modes[k].aperture || o->have_aperture) modes[n_run++] = modes[k];
   }
   dns_answer da = {o, NULL, 0};
-  churn_answer answer = {&da, prepare, set_answer, start_clients, NULL, client_seed, 1};
+  churn_answer answer;
+  io_fleet_churn_dns_answer(&da, &answer);
   grpc_init();
   int failures = 0;
   for (int p = 0; p < n_points; p++) {

@@ -37,6 +37,24 @@ typedef struct fleet_churn_opts {
   long reresolution_ms; /* aperture's reresolutionIntervalMs; 0: 200 */
 } fleet_churn_opts;
 
+/* The DNS stub as the answer of churn_run.h: o (client_bin, rate,
+ * reresolution_ms) and the running stub with its UDP port, set by the
+ * caller. Its set/prepare put servers[i].host of f in the stub's answer;
+ * its clients dial dns://127.0.0.1:dns_port/fleet.test:<f->port> with the
+ * mode's aperture config (eagerConnect, reresolutionIntervalMs) and peer
+ * index c of f->pt.clients. */
+struct dns_stub;
+struct churn_answer;
+typedef struct fleet_churn_dns {
+  const fleet_churn_opts *o;
+  struct dns_stub *dns;
+  int dns_port;
+} fleet_churn_dns;
+
+/* Fills *out with the DNS answer over `dns` (which must outlive it);
+ * nothing on NULL. */
+void io_fleet_churn_dns_answer(fleet_churn_dns *dns, struct churn_answer *out);
+
 /* Parses "N:C:A,..." (N in [3, 60], C in [1, 16], A >= 1) into out (at most
  * max). Returns the number of points, or -1 with a message in err. */
 int io_fleet_churn_parse_points(const char *text, fleet_churn_point *out, int max, char *err,

@@ -42,30 +42,7 @@ typedef struct eds_answer {
 static uint64_t shared_seed(void) { return io_churn_model_seed(0) % 1000000000u; }
 
 static int parse_modes(const char *list, churn_run_mode *out, int max, char *err, size_t err_len) {
-  int n = 0;
-  for (const char *p = list; *p;) {
-    size_t len = strcspn(p, ",");
-    if (len == 0 || len >= sizeof(out[0].name)) {
-      snprintf(err, err_len, "--modes: bad item '%.*s'", (int)len, p);
-      return -1;
-    }
-    if (n == max) {
-      snprintf(err, err_len, "--modes: at most %d modes for xds", max);
-      return -1;
-    }
-    memcpy(out[n].name, p, len);
-    out[n].name[len] = '\0';
-    out[n].aperture = 1;
-    if (ap_mode_parse(out[n].name, &out[n].model, NULL) != AP_OK) {
-      snprintf(err, err_len, "--modes: '%s' is not an aperture mode (xds selects aperture in the Cluster)",
-               out[n].name);
-      return -1;
-    }
-    n++;
-    p += len + (p[len] == ',');
-  }
-  if (n == 0) snprintf(err, err_len, "--modes: no mode given");
-  return n > 0 ? n : -1;
+  return io_churn_run_parse_aperture_modes(list, "xds", out, max, err, err_len);
 }
 
 int io_fleet_xds_check_modes(const char *modes, char *err, size_t err_len) {

@@ -107,6 +107,7 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
   }
   c.note = peers.note;
   if (peers.in_use && peers.from_config && peers.known) {
+    c.peers = peers.peers;
     return Found(std::move(c), peers.peer_index, peers.peer_count,
                  AP_COORDINATE_PEER_TARGET);
   }
@@ -159,6 +160,7 @@ Coordinate ResolveCoordinate(const ApertureSettings& settings,
     }
   }
   if (peers.in_use && !peers.from_config && peers.known) {
+    c.peers = peers.peers;
     return Found(std::move(c), peers.peer_index, peers.peer_count,
                  AP_COORDINATE_PEER_TARGET);
   }

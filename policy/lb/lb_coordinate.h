@@ -7,7 +7,9 @@
 
 #include <stdint.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "policy/core/ap_error.h"
 #include "policy/include/aperture.h"
@@ -23,6 +25,10 @@ struct Coordinate {
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
   ap_coordinate_source source = AP_COORDINATE_NONE;
+  // The peers' entries in peer-index order when the coordinate came from
+  // peer discovery (peer_count of them); null otherwise. Stable mode keys
+  // the peers by them (ap_stable.h).
+  std::shared_ptr<const std::vector<std::string>> peers;
   // Why a lower-precedence source was skipped or ignored ("" when nothing
   // worth reporting), e.g. a malformed APERTURE_PEER_INDEX.
   std::string note;

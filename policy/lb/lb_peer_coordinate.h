@@ -5,7 +5,9 @@
 
 #include <stdint.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace aperture_lb {
 
@@ -18,6 +20,9 @@ struct PeerCoordinate {
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
   uint64_t fingerprint = 0;  // of the peer list behind the coordinate
+  // That peer list ("host:port" entries in ring order, peer_count of them),
+  // when known: stable mode keys each peer by its entry.
+  std::shared_ptr<const std::vector<std::string>> peers;
   // Why there is none, or why the last good one is kept; also ignored
   // environment values. "" when nothing is worth reporting.
   std::string note;

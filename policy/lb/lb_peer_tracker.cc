@@ -52,6 +52,7 @@ void PeerTracker::ConfigureLocked(const ApertureSettings& settings) {
                      (subscription_ == nullptr) != peers.target.empty();
   if (peers.self != self_text_ || resubscribe) {
     have_last_good_ = false;  // a new list or a new self: start over
+    good_peers_.reset();
   }
   self_text_ = peers.self;
   self_ = PeerSelf();
@@ -101,6 +102,9 @@ void PeerTracker::AdmitLocked() {
     good_index_ = index;
     good_count_ = static_cast<uint32_t>(list->ordered.size());
     good_fingerprint_ = list->fingerprint;
+    // Shares the list's storage: no copy per admission.
+    good_peers_ = std::shared_ptr<const std::vector<std::string>>(
+        list, &list->ordered);
     why.clear();
   }
   const char* field = from_config_ ? "peerTarget" : "APERTURE_PEER_TARGET";
@@ -109,6 +113,7 @@ void PeerTracker::AdmitLocked() {
     c.peer_index = good_index_;
     c.peer_count = good_count_;
     c.fingerprint = good_fingerprint_;
+    c.peers = good_peers_;
     if (!why.empty()) {
       char hex[17];
       ap_fingerprint_format(good_fingerprint_, hex);

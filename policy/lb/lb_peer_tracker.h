@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "policy/lb/lb_config.h"
 #include "policy/lb/lb_coordinate.h"
@@ -85,6 +86,9 @@ class PeerTracker : public grpc_core::RefCounted<PeerTracker> {
   bool have_last_good_ = false;
   uint32_t good_index_ = 0, good_count_ = 0;
   uint64_t good_fingerprint_ = 0;
+  // The list behind the last good coordinate (its entries key the peers in
+  // stable mode); kept, like the coordinate, through faults.
+  std::shared_ptr<const std::vector<std::string>> good_peers_;
   PeerCoordinate admitted_;
   uint64_t last_rebuild_ms_ = 0;
   bool ever_rebuilt_ = false;

@@ -8,6 +8,7 @@
 
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_order.h"
+#include "policy/lb/lb_stable_keys.h"
 
 namespace aperture_lb {
 
@@ -90,6 +91,23 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
         absl::StrCat("aperture: cannot build the ring: ", err.message));
   }
   s->ring_.reset(ring);
+  // Stable mode: one plan of the whole service per rebuild, from the
+  // endpoints' and peers' keys (without a coordinate the core falls back
+  // to random and needs none).
+  StableInputs stable;
+  uint64_t peer_keys_hash = 0;
+  if (params.mode == AP_MODE_STABLE && params.peer_count > 0) {
+    auto built = BuildStableInputs(s->members_, weights, coordinate,
+                                   params.min_aperture);
+    if (!built.ok()) return built.status();
+    stable = std::move(*built);
+    params.stable_plan = stable.plan.get();
+    params.endpoint_keys = stable.endpoint_keys.data();
+    params.peer_keys = stable.peer_keys.data();
+    s->stable_peers_by_address_ = stable.peers_by_address;
+    peer_keys_hash = ap_hash64(stable.peer_keys.data(),
+                               stable.peer_keys.size() * sizeof(uint64_t), 3);
+  }
   ap_aperture* aperture = nullptr;
   if (ap_aperture_compute(ring, &params, &aperture, &err) != AP_OK) {
     return absl::UnavailableError(
@@ -103,6 +121,8 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
   uint64_t p[5] = {static_cast<uint64_t>(params.mode), params.peer_index,
                    params.peer_count, params.min_aperture, params.random_seed};
   s->key_ = ap_mix64(key ^ ap_hash64(p, sizeof(p), 2));
+  // Stable membership also follows who the peers are.
+  if (peer_keys_hash != 0) s->key_ = ap_mix64(s->key_ ^ peer_keys_hash);
 
   s->min_ready_ = settings.has_min_ready
                       ? std::min<uint32_t>(settings.min_ready,

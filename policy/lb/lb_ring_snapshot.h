@@ -55,6 +55,9 @@ class RingSnapshot {
   // the config's minReady (at most the member count) or the logical
   // aperture; at least 1.
   uint32_t min_ready() const { return min_ready_; }
+  // Stable mode: true when the plan keyed the peers by their peer-list
+  // entries, false when by their ordinals (or in another mode).
+  bool stable_peers_by_address() const { return stable_peers_by_address_; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
@@ -72,12 +75,15 @@ class RingSnapshot {
   uint64_t fingerprint_ = 0;
   uint64_t key_ = 0;
   uint32_t min_ready_ = 1;
+  bool stable_peers_by_address_ = false;
 };
 
 // Orders `members` (in any order, no duplicate addresses) by address with
 // the core's agreed order, builds the ring from their weights and computes
 // the aperture for `settings` (mode, minAperture, randomSeed, minReady) at
-// `coordinate` (random placement when !coordinate.known). Random mode uses
+// `coordinate` (random placement when !coordinate.known). Stable mode
+// builds the service's plan once here from the members' addresses and the
+// coordinate's peers (lb_stable_keys.h). Random mode uses
 // `fallback_random_seed` when the config gives no seed. Errors (empty list,
 // bad weight, coordinate out of range, ...) are UNAVAILABLE with a message
 // that starts with "aperture: " and says which step failed.

@@ -109,7 +109,7 @@ TEST(Random, EveryEndpointEquallyLikelyOverSeeds) {
 TEST(Random, IsTheFallbackWithoutCoordinate) {
   auto ring = MakeRing(20);
   for (ap_mode mode : {AP_MODE_CONTINUOUS, AP_MODE_DISCRETE, AP_MODE_VDC,
-                       AP_MODE_SMOOTH, AP_MODE_RANDOM}) {
+                       AP_MODE_SMOOTH, AP_MODE_RANDOM, AP_MODE_STABLE}) {
     ap_subset_params p = Params(mode, 0, 0, 5);
     p.random_seed = 9;
     auto a = Compute(ring.get(), p);
@@ -170,9 +170,9 @@ TEST(Vdc, MatchesTheSeedsReferenceWalk) {
 }
 
 TEST(ModeNames, ParseAndName) {
-  const char *names[] = {"continuous", "discrete", "random",
-                         "vdc",        "mesh",     "smooth"};
-  for (int i = 0; i < 6; ++i) {
+  const char *names[] = {"continuous", "discrete", "random", "vdc",
+                         "mesh",       "smooth",   "stable"};
+  for (int i = 0; i < 7; ++i) {
     ap_mode m;
     ASSERT_EQ(ap_mode_parse(names[i], &m, nullptr), AP_OK);
     EXPECT_EQ((int)m, i);
@@ -182,7 +182,8 @@ TEST(ModeNames, ParseAndName) {
   ap_error err;
   EXPECT_EQ(ap_mode_parse("Continuous", &m, &err), AP_EINVAL);
   EXPECT_NE(strstr(err.message, "\"Continuous\""), nullptr) << err.message;
-  EXPECT_NE(strstr(err.message, "continuous, discrete, random, vdc, mesh, smooth"),
+  EXPECT_NE(strstr(err.message,
+                   "continuous, discrete, random, vdc, mesh, smooth, stable"),
             nullptr);
   EXPECT_EQ(ap_mode_parse(nullptr, &m, &err), AP_EINVAL);
   EXPECT_EQ(ap_mode_parse("mesh", nullptr, &err), AP_EINVAL);

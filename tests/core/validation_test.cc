@@ -100,7 +100,8 @@ TEST(ApertureValidation, BadParams) {
 }
 
 TEST(ApertureValidation, LargestSizesWorkInEveryMode) {
-  // Largest peer_count and min_aperture with a 1000-endpoint ring.
+  // Largest peer_count and min_aperture with a 1000-endpoint ring. Not
+  // stable: its plan holds every client's row (10^9 entries here).
   auto ring = MakeRing(1000);
   for (int mode = 0; mode <= AP_MODE_SMOOTH; ++mode) {
     ap_subset_params p =
@@ -120,7 +121,7 @@ TEST(ApertureValidation, LargestSizesWorkInEveryMode) {
 
 TEST(ApertureValidation, OneEndpointEveryMode) {
   auto ring = MakeRing(1);
-  for (int mode = 0; mode <= AP_MODE_SMOOTH; ++mode) {
+  for (int mode = 0; mode <= AP_MODE_STABLE; ++mode) {
     auto a = aptest::Compute(ring.get(), Params((ap_mode)mode, 4, 9, 12));
     ASSERT_EQ(ap_aperture_count(a.get()), 1u) << mode;
     EXPECT_EQ(ap_aperture_member(a.get(), 0)->index, 0u);
@@ -130,7 +131,7 @@ TEST(ApertureValidation, OneEndpointEveryMode) {
 
 TEST(ApertureValidation, MorePeersThanEndpointsEveryMode) {
   auto ring = MakeRing(10);
-  for (int mode = 0; mode <= AP_MODE_SMOOTH; ++mode) {
+  for (int mode = 0; mode <= AP_MODE_STABLE; ++mode) {
     for (uint32_t i : {0u, 1u, 499u, 999u}) {
       auto a = aptest::Compute(ring.get(), Params((ap_mode)mode, i, 1000, 3));
       ASSERT_NE(a, nullptr);

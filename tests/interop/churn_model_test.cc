@@ -2,8 +2,12 @@
 // relabelling of ring positions (common/sessions): the same core, but the model goes through the
 // policy's path (address strings, ap_order_endpoints, explicit weights), so
 // the two agree only if that path lays out the ring as the simulator does.
+// Stable mode keys endpoints by address, so its prediction is checked
+// against plans built here from the address keys (ap_stable_plan_create).
 #include <stdint.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,7 @@
 #include "interop/sim/sim_model.h"
 #include "interop/common/sessions.h"
 #include "policy/core/ap_order.h"
+#include "policy/core/ap_stable.h"
 
 namespace {
 
@@ -49,6 +54,9 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
   for (const Point &pt : points) {
     for (int k = 0; k < SIM_NUM_MODES; k++) {
       const ap_mode mode = io_sim_modes[k];
+      // stable keys endpoints by address, the simulator by ring index: its
+      // own tests are below (StablePrediction...)
+      if (mode == AP_MODE_STABLE) continue;
       SCOPED_TRACE(std::string(ap_mode_name(mode)) + " at " + std::to_string(pt.servers) + ":" +
                    std::to_string(pt.clients) + ":" + std::to_string(pt.min_aperture));
       std::vector<uint64_t> seeds;  // the simulator's random seeds
@@ -127,6 +135,107 @@ TEST(ChurnModelTest, BadInputIsRejectedWithAMessage) {
   churn_model_change out;
   EXPECT_EQ(AP_EINVAL, io_churn_model_diff(&fleet, p.data(), 4, nullptr, 3, &out, &err));
   EXPECT_EQ(AP_ERANGE, io_churn_model_diff(&fleet, p.data(), 4, p.data(), 0, &out, &err));
+}
+
+// Addresses whose list order differs from the policy's ring order (ports
+// and hosts mixed), so a mix-up of list positions and ring indices shows.
+std::vector<std::string> MixedAddresses(uint32_t n, uint32_t first_host) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < n; i++) {
+    out.push_back("127.0.0." + std::to_string(first_host + (i * 7) % n) + ":" +
+                  std::to_string(4711 + (i % 3)));
+  }
+  return out;
+}
+
+// Each client's members as address strings, from a plan built here
+// directly with the documented identities: endpoint key =
+// ap_stable_key(address string), peer key = ap_stable_ordinal_key(peer index).
+std::vector<std::vector<std::string>> PlanMembers(const std::vector<std::string> &addresses,
+                                                  uint32_t clients, uint32_t min_aperture) {
+  std::vector<uint64_t> endpoint_keys, client_keys;
+  for (const std::string &a : addresses) endpoint_keys.push_back(ap_stable_key(a.c_str()));
+  for (uint32_t c = 0; c < clients; c++) client_keys.push_back(ap_stable_ordinal_key(c));
+  ap_stable_plan *plan = nullptr;
+  ap_error err;
+  EXPECT_EQ(AP_OK, ap_stable_plan_create(endpoint_keys.data(), nullptr, endpoint_keys.size(),
+                                         client_keys.data(), clients, min_aperture, &plan, &err))
+      << err.message;
+  std::vector<std::vector<std::string>> out(clients);
+  for (uint32_t c = 0; plan != nullptr && c < clients; c++) {
+    const uint32_t *row = ap_stable_plan_row_endpoints(plan, c);
+    for (size_t k = 0; k < ap_stable_plan_row_size(plan, c); k++) out[c].push_back(addresses[row[k]]);
+  }
+  ap_stable_plan_destroy(plan);
+  return out;
+}
+
+// The prediction's members of each client, as address strings.
+std::vector<std::vector<std::string>> ModelMembers(const churn_model_fleet &fleet,
+                                                   const std::vector<std::string> &addresses) {
+  std::vector<const char *> p = Pointers(addresses);
+  std::vector<std::vector<std::string>> out(fleet.clients);
+  for (uint32_t c = 0; c < fleet.clients; c++) {
+    std::vector<uint8_t> member(addresses.size());
+    ap_error err;
+    EXPECT_EQ(AP_OK, io_churn_model_members(&fleet, p.data(), p.size(), c, member.data(), &err))
+        << err.message;
+    for (size_t i = 0; i < addresses.size(); i++) {
+      if (member[i]) out[c].push_back(addresses[i]);
+    }
+  }
+  return out;
+}
+
+size_t SymmetricDifference(std::vector<std::string> a, std::vector<std::string> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<std::string> d;
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(d));
+  return d.size();
+}
+
+const Point kStablePoints[] = {{8, 4, 3}, {12, 4, 3}, {13, 7, 3}, {16, 8, 2}, {9, 5, 12}};
+
+TEST(ChurnModelTest, StablePredictionIsThePlanOfTheAddressKeys) {
+  for (const Point &pt : kStablePoints) {
+    SCOPED_TRACE(std::to_string(pt.servers) + ":" + std::to_string(pt.clients) + ":" +
+                 std::to_string(pt.min_aperture));
+    std::vector<std::string> all = MixedAddresses(pt.servers, 10);
+    churn_model_fleet fleet = {AP_MODE_STABLE, pt.clients, pt.min_aperture, nullptr};
+    std::vector<std::vector<std::string>> model = ModelMembers(fleet, all);
+    std::vector<std::vector<std::string>> plan = PlanMembers(all, pt.clients, pt.min_aperture);
+    for (uint32_t c = 0; c < pt.clients; c++) {
+      EXPECT_EQ(0u, SymmetricDifference(model[c], plan[c])) << "client " << c;
+      EXPECT_GE(model[c].size(), std::min<size_t>(pt.min_aperture, pt.servers)) << "client " << c;
+    }
+  }
+}
+
+TEST(ChurnModelTest, StableDeployStepsMatchThePlansOfBothAnswers) {
+  for (const Point &pt : kStablePoints) {
+    SCOPED_TRACE(std::to_string(pt.servers) + ":" + std::to_string(pt.clients) + ":" +
+                 std::to_string(pt.min_aperture));
+    churn_model_fleet fleet = {AP_MODE_STABLE, pt.clients, pt.min_aperture, nullptr};
+    std::vector<std::string> current = MixedAddresses(pt.servers, 10);
+    std::vector<std::string> replacements = MixedAddresses(pt.servers, 10 + pt.servers);
+    for (uint32_t i = 0; i < pt.servers; i++) {  // a rolling replacement
+      std::vector<std::string> next = current;
+      next[i] = replacements[i];
+      std::vector<std::vector<std::string>> before = PlanMembers(current, pt.clients, pt.min_aperture);
+      std::vector<std::vector<std::string>> after = PlanMembers(next, pt.clients, pt.min_aperture);
+      long expected = 0;
+      for (uint32_t c = 0; c < pt.clients; c++) expected += static_cast<long>(SymmetricDifference(before[c], after[c]));
+      std::vector<const char *> b = Pointers(current), a = Pointers(next);
+      churn_model_change ch;
+      ap_error err;
+      ASSERT_EQ(AP_OK, io_churn_model_diff(&fleet, b.data(), b.size(), a.data(), a.size(), &ch, &err))
+          << err.message;
+      EXPECT_EQ(expected, ch.changed) << "replacing " << current[i] << " by " << next[i];
+      EXPECT_GE(ch.changed, ch.optimum);
+      current = next;
+    }
+  }
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ const char* const kValues[] = {
     "18446744073709551616", "1.5", "2.5e3", "1e308", "1e309", "-1e308",
     "4.9e-324", "1e-300", "1e-6", "9.99e-7", "1e6", "1000000.0001", "-0",
     "0.0", "1E2", "\"continuous\"", "\"smooth\"", "\"discrete\"", "\"random\"",
-    "\"vdc\"", "\"mesh\"", "\"sideways\"", "\"sticky\"", "\"hash\"",
+    "\"vdc\"", "\"mesh\"", "\"stable\"", "\"stabel\"", "\"sideways\"",
+    "\"sticky\"", "\"hash\"",
     "\"none\"", "\"x-key\"", "\"\"", "true", "false", "null", "[]", "[1,2]",
     "{}"};
 

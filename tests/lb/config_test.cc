@@ -35,6 +35,30 @@ TEST(ApertureConfig, ValidConfigsParse) {
   EXPECT_TRUE(ParseThroughRegistry("{\"someFutureField\":1}").ok());
 }
 
+// Every mode name parses through the registry, stable included.
+TEST(ApertureConfig, EveryModeNameParses) {
+  for (const char* mode : {"continuous", "discrete", "random", "vdc", "mesh",
+                           "smooth", "stable"}) {
+    const std::string json = std::string("{\"mode\":\"") + mode + "\"}";
+    absl::Status s = ParseThroughRegistry(json);
+    EXPECT_TRUE(s.ok()) << json << " -> " << s.message();
+  }
+  EXPECT_TRUE(ParseThroughRegistry("{\"mode\":\"stable\",\"minAperture\":3,"
+                                   "\"peerIndex\":1,\"peerCount\":4}")
+                  .ok());
+}
+
+// A misspelt mode names the field and lists the accepted names, stable
+// among them.
+TEST(ApertureConfig, MisspeltStableNamesTheFieldAndTheModes) {
+  absl::Status s = ParseThroughRegistry("{\"mode\":\"stabel\"}");
+  ASSERT_FALSE(s.ok());
+  const std::string message(s.message());
+  EXPECT_NE(message.find("field:mode "), std::string::npos) << message;
+  EXPECT_NE(message.find("\"stabel\""), std::string::npos) << message;
+  EXPECT_NE(message.find("smooth, stable"), std::string::npos) << message;
+}
+
 TEST(ApertureConfig, BadFieldsAreNamed) {
   ExpectFieldError("{\"mode\":\"sideways\"}", "mode");
   ExpectFieldError("{\"mode\":3}", "mode");
@@ -125,6 +149,23 @@ TEST(ApertureConfig, BadConfigFromResolverFailsCallsNamingTheField) {
   grpc::Status status = channel.Call(2000);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.error_message().find("field:choiceCount"), std::string::npos)
+      << status.error_message();
+  EXPECT_EQ(backend.calls(), 0u);
+}
+
+// The same through a live channel: calls fail naming the field, and no
+// backend sees a call.
+TEST(ApertureConfig, MisspeltStableFromResolverFailsCallsNamingTheField) {
+  Backend backend;
+  TestChannel channel("badstable", "");
+  channel.SetAddresses(
+      {backend.address()},
+      "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"stabel\"}}]}");
+  grpc::Status status = channel.Call(2000);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.error_message().find("field:mode"), std::string::npos)
+      << status.error_message();
+  EXPECT_NE(status.error_message().find("stabel"), std::string::npos)
       << status.error_message();
   EXPECT_EQ(backend.calls(), 0u);
 }

@@ -14,6 +14,7 @@
 #include "aperture.h"
 #include "interop/fleet/dns_stub.h"
 #include "policy/core/ap_order.h"
+#include "policy/core/ap_stable.h"
 #include "policy/lb/lb_peer_self.h"
 #include "policy/lb/lb_peer_watcher.h"
 #include "tests/core/test_util.h"
@@ -201,6 +202,80 @@ TEST_F(DnsPeerTest, PeerListChangeRecoordinatesWithoutBackendUpdate) {
   EXPECT_EQ(after.peer_index, index);
   EXPECT_EQ(after.coordinate_changes, before.coordinate_changes + 1);
   EXPECT_NE(after.peer_fingerprint, before.peer_fingerprint);
+  ASSERT_TRUE(WaitAllMembersReady(channel.target(), expected.size()));
+  for (auto& b : backends) b->ResetCalls();
+  EXPECT_EQ(channel.RunLoad(60, 4), 0);
+  for (auto& b : backends) {
+    if (expected.count(b->address()) == 0) {
+      EXPECT_EQ(b->calls(), 0u);
+    }
+  }
+}
+
+// Stable mode's row for client `self` of `peers`, the peers keyed by their
+// entries in the given order (membership follows the keys, not the order),
+// endpoints by their addresses.
+std::set<std::string> StableRow(const std::vector<std::string>& addresses,
+                                const std::vector<std::string>& peers,
+                                const std::string& self, uint32_t min_aperture) {
+  std::vector<uint64_t> endpoint_keys, peer_keys;
+  for (const auto& a : addresses) endpoint_keys.push_back(ap_stable_key(a.c_str()));
+  size_t row = peers.size();
+  for (size_t i = 0; i < peers.size(); ++i) {
+    peer_keys.push_back(ap_stable_key(peers[i].c_str()));
+    if (peers[i] == self) row = i;
+  }
+  std::set<std::string> out;
+  EXPECT_LT(row, peers.size()) << self;
+  ap_stable_plan* plan = nullptr;
+  ap_error err;
+  EXPECT_EQ(AP_OK, ap_stable_plan_create(endpoint_keys.data(), nullptr,
+                                         endpoint_keys.size(), peer_keys.data(),
+                                         peer_keys.size(), min_aperture, &plan,
+                                         &err))
+      << err.message;
+  for (size_t k = 0; k < ap_stable_plan_row_size(plan, row); ++k) {
+    out.insert(addresses[ap_stable_plan_row_endpoints(plan, row)[k]]);
+  }
+  ap_stable_plan_destroy(plan);
+  return out;
+}
+
+// Stable mode keys the peers by their entries in the peer list: a peer
+// leaving moves this client's members exactly as the plan over the
+// remaining entries says, with no backend update.
+TEST_F(DnsPeerTest, StableKeysThePeersByTheirEntries) {
+  auto backends = StartBackends(12);
+  auto addresses = Addresses(backends);
+  std::vector<std::string> ips = {"127.0.0.1", "127.0.0.2", "127.0.0.3",
+                                  "127.0.0.4"};
+  SetPeers(ips);
+  const std::string self = "127.0.0.2:7001";
+  std::string config = PeerConfig("127.0.0.2");
+  const std::string from = "\"mode\":\"continuous\"";
+  config.replace(config.find(from), from.size(), "\"mode\":\"stable\"");
+  TestChannel channel("peers-stable", config);
+  channel.SetAddresses(addresses);
+  auto expected = StableRow(addresses, PeerEntries(ips), self, 3);
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& s) {
+    return s.coordinate_source == "peer_target" && s.peer_count == 4 &&
+           MemberSet(s) == expected;
+  })) << "members are not the plan row over the peer entries";
+  StateView before;
+  ASSERT_TRUE(Snapshot(channel.target(), &before));
+  EXPECT_EQ(before.mode, "stable");
+  EXPECT_EQ(before.peer_index, OrderedIndex(PeerEntries(ips), self));
+
+  // Another client leaves: the plan over three entries.
+  ips.erase(ips.begin() + 3);
+  SetPeers(ips);
+  expected = StableRow(addresses, PeerEntries(ips), self, 3);
+  ASSERT_TRUE(WaitForState(channel.target(), [&](const StateView& s) {
+    return s.peer_count == 3 && MemberSet(s) == expected;
+  })) << "never re-planned";
+  StateView after;
+  ASSERT_TRUE(Snapshot(channel.target(), &after));
+  EXPECT_EQ(after.resolver_updates, before.resolver_updates);
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), expected.size()));
   for (auto& b : backends) b->ResetCalls();
   EXPECT_EQ(channel.RunLoad(60, 4), 0);

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "policy/core/ap_order.h"
+#include "policy/core/ap_stable.h"
 #include "policy/lb/lb_ring_snapshot.h"
 
 namespace aperture_lb {
@@ -211,6 +213,131 @@ TEST(RingSnapshot, KeyFollowsWhatShapesTheRing) {
   ASSERT_TRUE(fallback1 && fallback2 && seeded1 && seeded2);
   EXPECT_NE(fallback1->key(), fallback2->key());
   EXPECT_EQ(seeded1->key(), seeded2->key());
+}
+
+// Stable mode: the snapshot's aperture is the plan row of the core over
+// ap_stable_key() of the addresses, with the peers keyed by their entries
+// when the coordinate came with a peer list and by their ordinals
+// otherwise. The expected plan is built here in the test's own address
+// order: membership follows the keys, not the ring order.
+std::set<std::string> StableRow(const std::vector<std::string>& addresses,
+                                const std::vector<uint64_t>& peer_keys,
+                                uint32_t peer_index, uint32_t min_aperture) {
+  std::vector<uint64_t> keys;
+  for (const std::string& a : addresses) keys.push_back(ap_stable_key(a.c_str()));
+  ap_stable_plan* plan = nullptr;
+  ap_error err;
+  std::set<std::string> row;
+  EXPECT_EQ(ap_stable_plan_create(keys.data(), nullptr, keys.size(),
+                                  peer_keys.data(), peer_keys.size(),
+                                  min_aperture, &plan, &err),
+            AP_OK)
+      << err.message;
+  for (size_t k = 0; k < ap_stable_plan_row_size(plan, peer_index); ++k) {
+    row.insert(addresses[ap_stable_plan_row_endpoints(plan, peer_index)[k]]);
+  }
+  ap_stable_plan_destroy(plan);
+  return row;
+}
+
+std::set<std::string> MemberAddresses(const RingSnapshot& s) {
+  std::set<std::string> out;
+  const ap_aperture* a = s.aperture();
+  for (size_t k = 0; k < ap_aperture_count(a); ++k) {
+    out.insert(s.address(ap_aperture_member(a, k)->index));
+  }
+  return out;
+}
+
+const std::vector<std::string> kTwenty = [] {
+  std::vector<std::string> out;
+  for (int i = 1; i <= 20; ++i) out.push_back("10.2.0." + std::to_string(i) + ":443");
+  return out;
+}();
+
+TEST(RingSnapshot, StableRowFromOrdinalPeerKeys) {
+  const uint32_t count = 6, min_aperture = 3;
+  std::vector<uint64_t> ordinals;
+  for (uint32_t i = 0; i < count; ++i) ordinals.push_back(ap_stable_ordinal_key(i));
+  for (uint32_t index = 0; index < count; ++index) {
+    std::vector<EffectiveMember> members;
+    for (const std::string& a : kTwenty) members.push_back(Member(a));
+    auto s = Build(members, Settings(AP_MODE_STABLE, min_aperture), At(index, count));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(ap_aperture_mode(s->aperture()), AP_MODE_STABLE);
+    EXPECT_FALSE(s->stable_peers_by_address());
+    EXPECT_EQ(MemberAddresses(*s), StableRow(kTwenty, ordinals, index, min_aperture))
+        << "index " << index;
+  }
+}
+
+TEST(RingSnapshot, StableRowFromThePeerList) {
+  const uint32_t count = 5, min_aperture = 3;
+  auto peers = std::make_shared<std::vector<std::string>>();
+  for (int i = 0; i < 5; ++i) peers->push_back("10.9.0." + std::to_string(i) + ":9000");
+  std::vector<uint64_t> keys;
+  for (const std::string& p : *peers) keys.push_back(ap_stable_key(p.c_str()));
+  std::vector<EffectiveMember> members;
+  for (const std::string& a : kTwenty) members.push_back(Member(a));
+  bool differs = false;
+  for (uint32_t index = 0; index < count; ++index) {
+    Coordinate c = At(index, count);
+    c.source = AP_COORDINATE_PEER_TARGET;
+    c.peers = peers;
+    auto s = Build(members, Settings(AP_MODE_STABLE, min_aperture), c);
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->stable_peers_by_address());
+    EXPECT_EQ(MemberAddresses(*s), StableRow(kTwenty, keys, index, min_aperture))
+        << "index " << index;
+    auto ordinal = Build(members, Settings(AP_MODE_STABLE, min_aperture),
+                         At(index, count));
+    ASSERT_TRUE(ordinal);
+    EXPECT_NE(s->key(), ordinal->key());
+    differs = differs || MemberAddresses(*s) != MemberAddresses(*ordinal);
+  }
+  // Other keys place the peers elsewhere: some row must differ.
+  EXPECT_TRUE(differs);
+
+  // A list of another size than the count is not the coordinate's: the
+  // ordinals are used.
+  Coordinate c = At(0, 4);
+  c.peers = peers;
+  auto mismatched = Build(members, Settings(AP_MODE_STABLE, min_aperture), c);
+  ASSERT_TRUE(mismatched);
+  EXPECT_FALSE(mismatched->stable_peers_by_address());
+}
+
+// The same peer index and count with another peer list is another plan:
+// the snapshot key changes, so the policy counts a rebuild.
+TEST(RingSnapshot, StableKeyFollowsThePeerList) {
+  std::vector<EffectiveMember> members;
+  for (const std::string& a : kSix) members.push_back(Member(a));
+  auto peers = [](const std::string& last) {
+    return std::make_shared<std::vector<std::string>>(
+        std::vector<std::string>{"10.9.0.1:1", "10.9.0.2:1", last});
+  };
+  Coordinate a = At(0, 3), b = At(0, 3), same = At(0, 3);
+  a.peers = peers("10.9.0.3:1");
+  same.peers = peers("10.9.0.3:1");
+  b.peers = peers("10.9.0.4:1");
+  auto sa = Build(members, Settings(AP_MODE_STABLE, 2), a);
+  auto ss = Build(members, Settings(AP_MODE_STABLE, 2), same);
+  auto sb = Build(members, Settings(AP_MODE_STABLE, 2), b);
+  ASSERT_TRUE(sa && ss && sb);
+  EXPECT_EQ(sa->key(), ss->key());
+  EXPECT_NE(sa->key(), sb->key());
+}
+
+// Without a coordinate stable falls back to random (the core's rule) and
+// needs no keys.
+TEST(RingSnapshot, StableWithoutCoordinateIsRandom) {
+  std::vector<EffectiveMember> members;
+  for (const std::string& a : kSix) members.push_back(Member(a));
+  auto s = Build(members, Settings(AP_MODE_STABLE, 2), Coordinate());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(ap_aperture_mode(s->aperture()), AP_MODE_RANDOM);
+  EXPECT_EQ(ap_aperture_count(s->aperture()), 2u);
+  EXPECT_FALSE(s->stable_peers_by_address());
 }
 
 TEST(RingSnapshot, BadInputIsAnErrorNamingTheStep) {

@@ -12,6 +12,7 @@
 // marked, the aperture widened by one endpoint then narrowed back, and a
 // state published after each. O(aperture); the picker and the census
 // (O(aperture), need subchannels) are not included.
+// BM_SnapshotByMode: see below.
 #include <string.h>
 
 #include <memory>
@@ -155,6 +156,44 @@ void BM_MemberFlap(benchmark::State& state) {
 }
 BENCHMARK(BM_MemberFlap)->Arg(100000)->Arg(1000000)
     ->Unit(benchmark::kMicrosecond);
+
+// BM_SnapshotByMode: one ring snapshot build for N endpoints and C peers in
+// continuous (mode 0) and stable (mode 6), which also builds the whole
+// service's plan from the address and peer keys once per rebuild.
+void BM_SnapshotByMode(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const uint32_t c = static_cast<uint32_t>(state.range(1));
+  ApertureSettings settings = Settings();
+  settings.mode = static_cast<ap_mode>(state.range(2));
+  Coordinate coordinate;
+  coordinate.known = true;
+  coordinate.peer_count = c;
+  coordinate.peer_index = c / 3;
+  coordinate.source = AP_COORDINATE_CONFIG;
+  std::vector<EffectiveMember> members;
+  members.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    members.push_back(EffectiveMember{AddressOf(i), AnyServerAddress(), 1.0,
+                                      false});
+  }
+  size_t count = 0;
+  for (auto _ : state) {
+    auto built = BuildRingSnapshot(members, settings, coordinate, 7);
+    if (!built.ok()) {
+      state.SkipWithError("build failed");
+      return;
+    }
+    count = ap_aperture_count((*built)->aperture());
+  }
+  state.counters["aperture"] = static_cast<double>(count);
+}
+BENCHMARK(BM_SnapshotByMode)
+    ->Args({1000, 100, AP_MODE_CONTINUOUS})->Args({1000, 100, AP_MODE_STABLE})
+    ->Args({10000, 1000, AP_MODE_CONTINUOUS})
+    ->Args({10000, 1000, AP_MODE_STABLE})
+    ->Args({100000, 10000, AP_MODE_CONTINUOUS})
+    ->Args({100000, 10000, AP_MODE_STABLE})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace aperture_lb

@@ -26,6 +26,7 @@
 
 extern "C" {
 #include "aperture/v1/status.pb-c.h"
+#include "policy/core/ap_stable.h"
 #include "policy/include/aperture.h"
 #include "policy/status/ap_status_client.h"
 }
@@ -231,6 +232,9 @@ class EndToEnd : public ::testing::Test {
     backends_.clear();
   }
 
+  // Three channels of one fleet of three in `mode`: see the test below.
+  void ExpectPeersAgreeAndCover(const std::string &mode);
+
   static constexpr int kBackends = 6;
   std::vector<std::unique_ptr<CountingBackend>> backends_;
   std::string target_;
@@ -330,14 +334,90 @@ TEST_F(EndToEnd, StatusMatchesWhatTheChannelDid) {
   aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
 }
 
+// Stable mode: GetRingState and aperturectl say "stable", and the members
+// are the row of the core's plan over the backends' addresses (computed
+// here in the test's own address order, peers keyed by ordinal).
+TEST_F(EndToEnd, StableModeIsReportedWithItsPlanRow) {
+  constexpr int kCalls = 100;
+  ApertureChannel channel(target_,
+                          "{\"mode\":\"stable\",\"peerIndex\":1,\"peerCount\":3,"
+                          "\"minAperture\":2}");
+  for (int i = 0; i < kCalls; i++) ASSERT_EQ(channel.Call(), GRPC_STATUS_OK) << "call " << i;
+
+  std::vector<std::string> addresses;
+  std::vector<uint64_t> endpoint_keys;
+  for (auto &b : backends_) {
+    addresses.push_back(b->address());
+    endpoint_keys.push_back(ap_stable_key(b->address().c_str()));
+  }
+  const uint64_t peer_keys[3] = {ap_stable_ordinal_key(0), ap_stable_ordinal_key(1),
+                                 ap_stable_ordinal_key(2)};
+  ap_stable_plan *plan = nullptr;
+  ap_error err;
+  ASSERT_EQ(ap_stable_plan_create(endpoint_keys.data(), nullptr, endpoint_keys.size(), peer_keys,
+                                  3, 2, &plan, &err),
+            AP_OK)
+      << err.message;
+  std::set<std::string> expected;
+  for (size_t k = 0; k < ap_stable_plan_row_size(plan, 1); k++) {
+    expected.insert(addresses[ap_stable_plan_row_endpoints(plan, 1)[k]]);
+  }
+  ap_stable_plan_destroy(plan);
+  ASSERT_GE(expected.size(), 2u);
+
+  Aperture__V1__GetRingStateResponse *resp = QueryStatus(status_port_, backends_[0]->address());
+  ASSERT_NE(resp, nullptr);
+  ASSERT_EQ(resp->n_rings, 1u);
+  const Aperture__V1__RingState *ring = resp->rings[0];
+  EXPECT_STREQ(ring->mode, "stable");
+  EXPECT_EQ(ring->peer_index, 1u);
+  EXPECT_EQ(ring->peer_count, 3u);
+  EXPECT_EQ(ring->logical_aperture, 2u);
+  EXPECT_EQ(ring->physical_aperture, static_cast<uint32_t>(expected.size()));
+  std::set<std::string> members;
+  uint64_t picks = 0;
+  for (size_t i = 0; i < ring->n_endpoints; i++) {
+    const Aperture__V1__EndpointState *e = ring->endpoints[i];
+    if (e->in_aperture) members.insert(e->address);
+    picks += e->picks;
+  }
+  EXPECT_EQ(members, expected);
+  EXPECT_EQ(picks, static_cast<uint64_t>(kCalls));
+  for (auto &b : backends_) {
+    if (expected.count(b->address()) == 0) {
+      EXPECT_EQ(b->calls(), 0) << b->address();
+    }
+  }
+  aperture__v1__get_ring_state_response__free_unpacked(resp, nullptr);
+
+  CtlOutput ctl = RunAperturectl("status 127.0.0.1:" + std::to_string(status_port_) +
+                                 " --target " + backends_[0]->address());
+  ASSERT_EQ(ctl.exit_code, 0);
+  EXPECT_NE(ctl.out.find("mode stable  coordinate 1/3 (config)"), std::string::npos) << ctl.out;
+  ctl = RunAperturectl("status 127.0.0.1:" + std::to_string(status_port_) + " --target " +
+                       backends_[0]->address() + " --json");
+  ASSERT_EQ(ctl.exit_code, 0);
+  EXPECT_NE(ctl.out.find("\"mode\":\"stable\""), std::string::npos) << ctl.out;
+}
+
 TEST_F(EndToEnd, PeersAgreeOnTheRingAndTogetherCoverIt) {
   // Three clients of one fleet of three: the same ordered endpoint list
-  // (fingerprint), different windows, and together every backend covered.
+  // (fingerprint), different windows, and together every backend covered;
+  // in the default mode (smooth) and in stable (every endpoint is covered
+  // by at least one client, ap_stable.h).
+  for (const char *mode : {"smooth", "stable"}) {
+    SCOPED_TRACE(mode);
+    ExpectPeersAgreeAndCover(mode);
+  }
+}
+
+void EndToEnd::ExpectPeersAgreeAndCover(const std::string &mode) {
   std::vector<std::unique_ptr<ApertureChannel>> channels;
   for (int peer = 0; peer < 3; peer++) {
     // A distinct (equivalent) target per peer so each channel is its own entry.
     std::string t = target_;
-    std::string cfg = "{\"peerIndex\":" + std::to_string(peer) + ",\"peerCount\":3}";
+    std::string cfg = "{\"mode\":\"" + mode + "\",\"peerIndex\":" + std::to_string(peer) +
+                      ",\"peerCount\":3}";
     channels.push_back(std::make_unique<ApertureChannel>(t, cfg));
     ASSERT_EQ(channels.back()->Call(), GRPC_STATUS_OK);
   }
@@ -349,6 +429,7 @@ TEST_F(EndToEnd, PeersAgreeOnTheRingAndTogetherCoverIt) {
   for (size_t r = 0; r < resp->n_rings; r++) {
     const Aperture__V1__RingState *ring = resp->rings[r];
     EXPECT_STREQ(ring->fingerprint, resp->rings[0]->fingerprint);
+    EXPECT_EQ(ring->mode, mode);
     EXPECT_EQ(ring->peer_count, 3u);
     peers.insert(ring->peer_index);
     for (size_t i = 0; i < ring->n_endpoints; i++)
