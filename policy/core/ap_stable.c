@@ -21,8 +21,8 @@
  * and costs connections. */
 #define SECOND_COVER 0.5
 
-/* The scaling stops early when the overload fell by less than STALL_GAIN
- * of itself over STALL_ROUNDS rounds: a membership that balances only
+/* The scaling stops early when the largest error fell by less than
+ * STALL_GAIN of itself over STALL_ROUNDS rounds: a membership that balances only
  * asymptotically would otherwise spend every round it is allowed. */
 #define STALL_ROUNDS 16u
 #define STALL_GAIN 0.01
@@ -323,28 +323,25 @@ static int scale(ap_stable_plan *plan, const double *weights, size_t n,
     u[i] = 1.0 / (double)deg;
   }
   const uint32_t *ep = plan->row_ep;
-  double stall_mark = HUGE_VAL; /* worst load STALL_ROUNDS rounds ago */
+  double stall_mark = HUGE_VAL; /* error STALL_ROUNDS rounds ago */
   for (uint32_t round = 0;; ++round) {
     memset(col, 0, n * sizeof(double));
     for (size_t i = 0; i < c; ++i)
       for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
         col[ep[k]] += u[i];
-    double worst = 0, err_max = 0;
+    double err_max = 0;
     for (size_t s = 0; s < n; ++s) {
       const double load = col[s] * v[s] / target[s];
-      if (load > worst) worst = load;
       if (fabs(load - 1.0) > err_max) err_max = fabs(load - 1.0);
     }
     plan->rounds = round;
-    /* Done when no endpoint is overloaded beyond the tolerance, or when
-     * the overload stopped falling (membership that cannot balance
-     * further: the rest would only cost rounds). */
-    if (worst - 1.0 <= AP_STABLE_TOLERANCE || err_max <= AP_STABLE_TOLERANCE ||
-        round >= AP_STABLE_MAX_ROUNDS)
-      break;
+    /* Done when every endpoint's load is within the tolerance of its
+     * target, or when the error stopped falling (a membership that cannot
+     * balance further: the rest would only cost rounds). */
+    if (err_max <= AP_STABLE_TOLERANCE || round >= AP_STABLE_MAX_ROUNDS) break;
     if (round % STALL_ROUNDS == 0) {
-      if (stall_mark - worst < STALL_GAIN * (stall_mark - 1.0)) break;
-      stall_mark = worst;
+      if (stall_mark - err_max < STALL_GAIN * stall_mark) break;
+      stall_mark = err_max;
     }
     for (size_t s = 0; s < n; ++s) v[s] = target[s] / col[s];
     for (size_t i = 0; i < c; ++i) {

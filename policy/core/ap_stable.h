@@ -24,8 +24,8 @@
  * Shares (the load each client sends each member) come from matrix scaling
  * (Sinkhorn) of the membership matrix: every client sends the same total
  * and every endpoint's expected load is proportional to its weight, so
- * membership never unbalances load. The scaling stops when no endpoint is
- * overloaded by more than AP_STABLE_TOLERANCE, when the overload stops
+ * membership never unbalances load. The scaling stops when every endpoint's
+ * load is within AP_STABLE_TOLERANCE of its target, when the error stops
  * falling, or after AP_STABLE_MAX_ROUNDS rounds; ap_stable_plan_load_max()
  * reports the balance reached.
  *
