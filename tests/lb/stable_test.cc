@@ -136,7 +136,8 @@ TEST(StableMode, ConnectsExactlyToItsPlanRow) {
 // Removing a backend from the resolver moves the members exactly as the
 // plan of the new address list says: a member leaving is replaced where
 // the plan says so; a non-member leaving changes nothing for this client
-// (ap_stable.h: only clients that fall below their fill open a session).
+// (ap_stable.h: a client's members are its own walk and the endpoints it
+// covers, neither of which holds the endpoint that left).
 TEST(StableMode, RemovalMovesMembersAsThePlanPredicts) {
   auto backends = StartBackends(12);
   auto all = Addresses(backends);
