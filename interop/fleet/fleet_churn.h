@@ -26,7 +26,7 @@ typedef struct fleet_churn_point {
 /* The default points: three where the model orders smooth clearly below
  * continuous on a removal, one where it does not. */
 #define FLEET_CHURN_DEFAULT_POINTS "12:4:3,16:8:2,24:8:3,13:7:3"
-#define FLEET_CHURN_DEFAULT_MODES "continuous,smooth,discrete,random,vdc,round_robin"
+#define FLEET_CHURN_DEFAULT_MODES "continuous,smooth,stable,discrete,random,vdc,round_robin"
 
 typedef struct fleet_churn_opts {
   const char *server_bin, *client_bin, *out_dir;

@@ -291,14 +291,23 @@ void ExpectMeasuredAsPredicted(const json_value *row, const char *step) {
 TEST(ApertureFleetChurnGridTest, SessionsChangedAreThoseTheCorePredictsAndSmoothMovesFewer) {
   std::string dir = TempDir("aperture_churn_grid");
   Json report = RunFleet({"--scenario", "churn-grid", "--points", "12:4:3", "--modes",
-                          "continuous,smooth"},
+                          "continuous,smooth,stable"},
                          dir);
   ASSERT_TRUE(report);
   const json_value *cont = FindGridRow(report.get(), "continuous");
   const json_value *smooth = FindGridRow(report.get(), "smooth");
+  const json_value *stable = FindGridRow(report.get(), "stable");
   ASSERT_NE(nullptr, cont);
   ASSERT_NE(nullptr, smooth);
-  for (const json_value *row : {cont, smooth}) {
+  ASSERT_NE(nullptr, stable);
+  // Stable: a removal or an addition changes at most twice what it must
+  // (ap_stable.h), measured on real connections.
+  for (const char *change : {"removal", "addition"}) {
+    const json_value *c = io_json_get(stable, change);
+    EXPECT_LE(io_json_get_number(c, "changed", 1e9), 2 * io_json_get_number(c, "optimum", 0))
+        << change;
+  }
+  for (const json_value *row : {cont, smooth, stable}) {
     ASSERT_EQ(1, io_json_bool(io_json_get(row, "complete"), 0)) << io_json_string(io_json_get(row, "error"));
     EXPECT_GT(io_json_get_number(row, "ok", 0), 0);
     EXPECT_EQ(0, io_json_get_number(row, "failed", -1));
