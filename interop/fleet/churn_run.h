@@ -31,8 +31,8 @@ typedef struct churn_run_mode {
   ap_mode model;
 } churn_run_mode;
 
-/* The servers of one point, shared by its modes: s<i> on 127.0.0.<10+i>,
- * all on one port. */
+/* The servers of one point, shared by its modes: s<i> at an address of its
+ * own (fleet_net.h; on loopback 127.0.0.<10+i>), all on one port. */
 typedef struct churn_run_fleet {
   fleet_churn_point pt;
   const char *server_bin;

@@ -39,12 +39,13 @@
 #include <unistd.h>
 
 #include "interop/common/delay_queue.h"
-#include "interop/fleet/dns_stub.h"
 #include "interop/common/flags.h"
 #include "interop/fleet/fleet_affinity.h"
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_deploy.h"
+#include "interop/fleet/fleet_dns.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_client.h"
@@ -315,15 +316,14 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   int n_clients = 0;
   int ok = 1;
 
-  /* churn: servers on 127.0.0.10, .11, ... sharing one port, found by the
-   * clients through a dns:// target served by dns_stub, so membership
-   * changes reach them as real resolver updates. Other scenarios: a fixed
-   * ipv4: list on 127.0.0.1. */
-  dns_stub *dns = NULL;
+  /* churn: servers at addresses of their own sharing one port, found by
+   * the clients through a dns:// target served by the fleet's DNS, so
+   * membership changes reach them as real resolver updates. Other
+   * scenarios: a fixed ipv4: list. */
+  fleet_dns *dns = NULL;
   int shared_port = 0;
   for (int i = 0; i < total_servers; i++) {
-    if (sc->churn || sc->bounce) snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.%d", 10 + i);
-    else snprintf(servers[i].host, sizeof(servers[i].host), "127.0.0.1");
+    io_fleet_net_server_host(i, sc->churn || sc->bounce, servers[i].host, sizeof(servers[i].host));
   }
   /* s0 first (its port is the shared one when they share), then the rest
    * side by side: starting them one by one dominated a short run */
@@ -344,15 +344,14 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   if (sc->churn) servers[n_servers].port = shared_port; /* the spare starts later */
   char target[FLEET_MAX_SERVERS * 24 + 64] = "ipv4:";
   if (ok && (sc->churn || sc->bounce)) {
-    int dns_port = 0;
-    dns = io_dns_stub_start("fleet.test", &dns_port);
+    dns = io_fleet_dns_start("fleet.test");
     const char *members[FLEET_MAX_SERVERS];
     for (int i = 0; i < n_servers; i++) members[i] = servers[i].host;
-    if (dns == NULL || io_dns_stub_set(dns, members, (size_t)n_servers) != 0) {
+    if (dns == NULL || io_fleet_dns_set(dns, members, (size_t)n_servers) != 0 ||
+        io_fleet_dns_target(dns, shared_port, target, sizeof(target)) != 0) {
       snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
       ok = 0;
     }
-    snprintf(target, sizeof(target), "dns://127.0.0.1:%d/fleet.test:%d", dns_port, shared_port);
   } else {
     for (int i = 0; ok && i < n_servers; i++) {
       char a[48];
@@ -380,7 +379,8 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
   snprintf(backoff_s, sizeof(backoff_s), "%ld", sc->max_backoff_ms);
   for (int s = 0; ok && s < sc->n_services; s++) {
     for (int c = 0; c < sc->service_clients[s] && n_clients < MAX_CLIENTS; c++) {
-      char idx[16], cnt[16], log[4300];
+      char idx[16], cnt[16], log[4300], host[FLEET_NET_HOST_LEN];
+      io_fleet_net_client_host(n_clients, host, sizeof(host));
       snprintf(idx, sizeof(idx), "%d", c);
       snprintf(cnt, sizeof(cnt), "%d", sc->service_clients[s]);
       snprintf(summaries[n_clients], sizeof(summaries[0]), "%s/client-%d-%d.json", dir, s, c);
@@ -398,6 +398,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
           .peer_count = mode->aperture ? cnt : NULL,
           .max_backoff_ms = sc->max_backoff_ms > 0 ? backoff_s : NULL,
           .dns_min_interval_ms = (sc->churn || sc->bounce) ? "100" : NULL,
+          .host = host,
       };
       clients[n_clients] = io_fleet_client_start(&co, log);
       if (clients[n_clients] == NULL) {
@@ -466,7 +467,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       }
       const char *members[FLEET_MAX_SERVERS + 1];
       for (int i = 1; i <= n_servers; i++) members[i - 1] = servers[i].host;
-      io_dns_stub_set(dns, members, (size_t)n_servers);
+      io_fleet_dns_set(dns, members, (size_t)n_servers);
       churned = 1;
       disturbed = 0;
       drain_started = now_s();
@@ -483,7 +484,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
       for (int i = 0; i < n_servers; i++) {
         if (i != 1) members[m++] = servers[i].host;
       }
-      io_dns_stub_set(dns, members, (size_t)m);
+      io_fleet_dns_set(dns, members, (size_t)m);
       server_slot *k = &servers[1];
       io_proc_stop(k->p, 5000);
       k->p = NULL;
@@ -503,7 +504,7 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
        * learn that it is back (gRPC's DNS resolver does not poll) */
       const char *members[FLEET_MAX_SERVERS];
       for (int i = 0; i < n_servers; i++) members[i] = servers[i].host;
-      io_dns_stub_set(dns, members, (size_t)n_servers);
+      io_fleet_dns_set(dns, members, (size_t)n_servers);
       dns_back = 1;
     }
     if (bounced == 1 && sc->bounce == BOUNCE_RESTART && now_s() - restart_time >= sc->bounce_back_s) {
@@ -563,8 +564,8 @@ static int run_mode(const runner *rn, const scenario_cfg *sc, const mode_def *mo
     servers[i].p = NULL;
   }
   if (dns != NULL) {
-    r->dns_queries = io_dns_stub_queries(dns);
-    io_dns_stub_stop(dns);
+    r->dns_queries = io_fleet_dns_queries(dns);
+    io_fleet_dns_stop(dns);
   }
   if (!ok) return -1;
 

@@ -23,6 +23,7 @@
 #include "interop/common/unary_call.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_clock.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_server.h"
 
 #define MAX_N FLEET_AFFINITY_MAX_SERVERS
@@ -88,7 +89,7 @@ static int start_servers(affinity_fleet *af, char *err, size_t err_len) {
   for (int i = 0; i < af->n_servers; i++) {
     char name[16];
     snprintf(name, sizeof(name), "s%d", i);
-    snprintf(af->servers[i].host, sizeof(af->servers[i].host), "127.0.0.1");
+    io_fleet_net_server_host(i, 0, af->servers[i].host, sizeof(af->servers[i].host));
     if (io_fleet_server_start(af->o->server_bin, af->dir, name, 0, "", NULL, &af->servers[i]) != 0) {
       snprintf(err, err_len, "server %s did not start (see %.100s)", name, af->dir);
       return -1;
@@ -118,7 +119,7 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
   char target[MAX_N * 24 + 8] = "ipv4:";
   for (int i = 0; i < af->n_servers; i++) {
     char a[40];
-    snprintf(a, sizeof(a), "%s127.0.0.1:%d", i ? "," : "", af->servers[i].port);
+    snprintf(a, sizeof(a), "%s%s:%d", i ? "," : "", af->servers[i].host, af->servers[i].port);
     strcat(target, a);
   }
   char config[400], rate[32], cnt[16];
@@ -145,6 +146,9 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
     co.peer_count = cnt;
     co.status_server = 1;
     co.extra = extra;
+    char host[FLEET_NET_HOST_LEN];
+    io_fleet_net_client_host(c, host, sizeof(host));
+    co.host = host;
     cl->p[c] = io_fleet_client_start(&co, log);
     if (cl->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);

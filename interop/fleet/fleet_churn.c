@@ -1,6 +1,6 @@
 /* churn-grid: one membership change at a time in real processes, measured
  * on the servers and predicted by the core (see fleet_churn.h); the answer
- * comes from the DNS stub, the measurement from churn_run.h.
+ * comes from the fleet's DNS, the measurement from churn_run.h.
  *
  * A client only learns of a change when it asks the resolver again. The
  * aperture clients ask every reresolutionIntervalMs. gRPC's round_robin
@@ -19,8 +19,9 @@
 
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/churn_run.h"
-#include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
+#include "interop/fleet/fleet_dns.h"
+#include "interop/fleet/fleet_net.h"
 
 #define MAX_N CHURN_RUN_MAX_SERVERS
 #define MAX_C CHURN_RUN_MAX_CLIENTS
@@ -100,7 +101,7 @@ static int set_answer(void *ctx, churn_run_fleet *f, int with_removed, char *err
   for (int i = 0; i < f->pt.servers; i++) {
     if (i != REMOVED || with_removed) hosts[m++] = f->servers[i].host;
   }
-  io_dns_stub_set(da->dns, hosts, m);
+  io_fleet_dns_set(da->dns, hosts, m);
   return 0;
 }
 
@@ -134,7 +135,10 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
                          churn_run_clients *mc, char *err, size_t err_len) {
   const dns_answer *da = ctx;
   char target[128], rate[32], cnt[16];
-  snprintf(target, sizeof(target), "dns://127.0.0.1:%d/fleet.test:%d", da->dns_port, f->port);
+  if (io_fleet_dns_target(da->dns, f->port, target, sizeof(target)) != 0) {
+    snprintf(err, err_len, "no DNS target");
+    return -1;
+  }
   snprintf(rate, sizeof(rate), "%g", da->o->rate > 0 ? da->o->rate : 20.0);
   snprintf(cnt, sizeof(cnt), "%d", f->pt.clients);
   for (int c = 0; c < f->pt.clients; c++) {
@@ -149,6 +153,9 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
     co.peer_count = m->aperture ? cnt : NULL;
     co.dns_min_interval_ms = "100";
     co.status_server = m->aperture;
+    char host[FLEET_NET_HOST_LEN];
+    io_fleet_net_client_host(c, host, sizeof(host));
+    co.host = host;
     mc->p[c] = io_fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);
@@ -187,7 +194,7 @@ int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int ma
   for (int k = 0; k < n_modes; k++) {
     if (!modes[k].aperture || o->have_aperture) modes[n_run++] = modes[k];
   }
-  dns_answer da = {o, NULL, 0};
+  dns_answer da = {o, NULL};
   churn_answer answer;
   io_fleet_churn_dns_answer(&da, &answer);
   grpc_init();
@@ -198,14 +205,14 @@ int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int ma
     f.pt = points[p];
     int started = io_churn_run_start_servers(&f, o->server_bin, o->out_dir, "churn-grid", err,
                                              sizeof(err)) == 0;
-    if (started) da.dns = io_dns_stub_start("fleet.test", &da.dns_port);
+    if (started) da.dns = io_fleet_dns_start("fleet.test");
     started = started && da.dns != NULL;
     int failed = io_churn_run_point(&f, &answer, "churn-grid", modes, n_run,
                                     started ? NULL : "the servers or the DNS stub did not start",
                                     rows, max_rows, n_rows);
     failures += failed != 0;
     io_churn_run_stop_servers(&f);
-    io_dns_stub_stop(da.dns);
+    io_fleet_dns_stop(da.dns);
     da.dns = NULL;
   }
   grpc_shutdown();

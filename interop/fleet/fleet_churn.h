@@ -37,18 +37,17 @@ typedef struct fleet_churn_opts {
   long reresolution_ms; /* aperture's reresolutionIntervalMs; 0: 200 */
 } fleet_churn_opts;
 
-/* The DNS stub as the answer of churn_run.h: o (client_bin, rate,
- * reresolution_ms) and the running stub with its UDP port, set by the
- * caller. Its set/prepare put servers[i].host of f in the stub's answer;
- * its clients dial dns://127.0.0.1:dns_port/fleet.test:<f->port> with the
+/* The fleet's DNS (fleet_dns.h) as the answer of churn_run.h: o
+ * (client_bin, rate, reresolution_ms) and the running DNS server for
+ * "fleet.test", set by the caller. Its set/prepare put servers[i].host of
+ * f in the answer; its clients dial the DNS target for <f->port> with the
  * mode's aperture config (eagerConnect, reresolutionIntervalMs) and peer
  * index c of f->pt.clients. */
-struct dns_stub;
+struct fleet_dns;
 struct churn_answer;
 typedef struct fleet_churn_dns {
   const fleet_churn_opts *o;
-  struct dns_stub *dns;
-  int dns_port;
+  struct fleet_dns *dns;
 } fleet_churn_dns;
 
 /* Fills *out with the DNS answer over `dns` (which must outlive it);

@@ -19,7 +19,8 @@
 #include "interop/common/json_write.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
-#include "interop/fleet/dns_stub.h"
+#include "interop/fleet/fleet_dns.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
@@ -41,7 +42,7 @@ typedef struct soak {
   char dir[4200];
   int n_servers, n_clients, port;
   fleet_server servers[MAX_SERVERS];
-  dns_stub *dns;
+  fleet_dns *dns;
   proc *clients[FLEET_SOAK_MAX_CLIENTS];
   grpc_channel *status[FLEET_SOAK_MAX_CLIENTS];
   char summary[FLEET_SOAK_MAX_CLIENTS][4300];
@@ -71,7 +72,7 @@ static int set_members(soak *s, int without) {
   size_t n = 0;
   for (int i = 0; i < s->n_servers; i++)
     if (i != without) hosts[n++] = s->servers[i].host;
-  return io_dns_stub_set(s->dns, hosts, n);
+  return io_fleet_dns_set(s->dns, hosts, n);
 }
 
 /* Connections recycle every 2 s: the clients re-resolve regularly, so a
@@ -81,7 +82,7 @@ static const char *const kServerExtra[] = {"--max-connection-age-ms", "2000", NU
 
 static int start_servers(soak *s, fleet_soak_result *r) {
   for (int i = 0; i < s->n_servers; i++)
-    snprintf(s->servers[i].host, sizeof(s->servers[i].host), "127.0.0.%d", 10 + i);
+    io_fleet_net_server_host(i, 1, s->servers[i].host, sizeof(s->servers[i].host));
   if (io_fleet_server_start(s->o->server_bin, s->dir, "s0", 0, "", kServerExtra,
                             &s->servers[0]) != 0) {
     snprintf(r->error, sizeof(r->error), "server s0 did not start");
@@ -103,18 +104,20 @@ static int start_servers(soak *s, fleet_soak_result *r) {
       return -1;
     }
   }
-  int dns_port = 0;
-  s->dns = io_dns_stub_start("soak.test", &dns_port);
+  s->dns = io_fleet_dns_start("soak.test");
   if (s->dns == NULL || set_members(s, -1) != 0) {
     snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
     return -1;
   }
-  return dns_port;
+  return 0;
 }
 
-static int start_clients(soak *s, int dns_port, fleet_soak_result *r) {
+static int start_clients(soak *s, fleet_soak_result *r) {
   char target[160], config[512], rate[32], duration[32], count[16];
-  snprintf(target, sizeof(target), "dns://127.0.0.1:%d/soak.test:%d", dns_port, s->port);
+  if (io_fleet_dns_target(s->dns, s->port, target, sizeof(target)) != 0) {
+    snprintf(r->error, sizeof(r->error), "no DNS target");
+    return -1;
+  }
   /* every client's aperture covers every server, so each sees the kills */
   snprintf(config, sizeof(config),
            "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"continuous\","
@@ -125,7 +128,8 @@ static int start_clients(soak *s, int dns_port, fleet_soak_result *r) {
   snprintf(duration, sizeof(duration), "%g", r->duration_s);
   snprintf(count, sizeof(count), "%d", s->n_clients);
   for (int k = 0; k < s->n_clients; k++) {
-    char index[16], keys[48], log[4300];
+    char index[16], keys[48], log[4300], host[FLEET_NET_HOST_LEN];
+    io_fleet_net_client_host(k, host, sizeof(host));
     snprintf(index, sizeof(index), "%d", k);
     snprintf(keys, sizeof(keys), "x-session-key:c%d-", k);
     snprintf(s->summary[k], sizeof(s->summary[k]), "%s/client-%d.json", s->dir, k);
@@ -145,6 +149,7 @@ static int start_clients(soak *s, int dns_port, fleet_soak_result *r) {
         .dns_min_interval_ms = "100",
         .status_server = 1,
         .unique_metadata = keys,
+        .host = host,
     };
     s->clients[k] = io_fleet_client_start(&co, log);
     const char *why = "did not start";
@@ -271,7 +276,7 @@ static void stop_all(soak *s) {
     if (s->servers[i].p) io_proc_stop(s->servers[i].p, 10000);
     s->servers[i].p = NULL;
   }
-  if (s->dns) io_dns_stub_stop(s->dns);
+  if (s->dns) io_fleet_dns_stop(s->dns);
   s->dns = NULL;
 }
 
@@ -339,8 +344,7 @@ int io_fleet_soak_run(const fleet_soak_opts *o, fleet_soak_result *r) {
   mkdir(s.dir, 0755);
   int ok = 0;
   grpc_init(); /* the status channels */
-  int dns_port = start_servers(&s, r);
-  if (dns_port > 0 && start_clients(&s, dns_port, r) == 0 && run_timeline(&s, r) == 0) ok = 1;
+  if (start_servers(&s, r) == 0 && start_clients(&s, r) == 0 && run_timeline(&s, r) == 0) ok = 1;
   stop_all(&s);
   grpc_shutdown();
   if (ok && read_summaries(&s, r) != 0) ok = 0;
