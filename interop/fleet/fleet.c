@@ -40,6 +40,7 @@
 
 #include "interop/common/flags.h"
 #include "interop/fleet/fleet_affinity.h"
+#include "interop/fleet/fleet_balance.h"
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_deploy.h"
@@ -281,11 +282,7 @@ static const fleet_timeline_hooks kBounceHooks = {.state_size = sizeof(bounce_st
 static const bounce_params kRestart = {.leave_at_s = 1.0, .back_s = 1.0, .comes_back = 1};
 static const bounce_params kRemove = {.leave_at_s = 1.0, .back_s = 0, .comes_back = 0};
 
-static const fleet_timeline kTimelines[] = {
-    {.name = "balance", .servers = 10, .n_services = 1, .service_clients = {4},
-     .rate = 100, .duration_s = 3, .concurrency = 4,
-     .default_modes = "smooth,continuous,discrete,random,vdc,mesh,round_robin,pick_first",
-     .min_aperture = 2},
+static const fleet_timeline kOthers[] = {
     {.name = "multi-service", .servers = 10, .n_services = 3, .service_clients = {2, 3, 5},
      .rate = 60, .duration_s = 3, .concurrency = 4,
      .default_modes = "smooth,continuous,discrete,random,vdc,mesh,round_robin",
@@ -315,6 +312,10 @@ static const fleet_timeline kTimelines[] = {
     {.name = "throughput", .servers = 6, .n_services = 1, .service_clients = {2},
      .rate = 0, .duration_s = 3, .concurrency = 32,
      .default_modes = "continuous,round_robin", .min_aperture = 3},
+};
+static const fleet_timeline *const kTimelines[] = {
+    &io_fleet_balance_timeline, &kOthers[0], &kOthers[1], &kOthers[2], &kOthers[3],
+    &kOthers[4], &kOthers[5], &kOthers[6],
 };
 #define N_SCENARIOS ((int)(sizeof(kTimelines) / sizeof(kTimelines[0])))
 
@@ -490,7 +491,7 @@ static int run_default_step(const runner *rn, const default_step *step, fleet_ru
                             int *n_runs) {
   const fleet_timeline *sc = NULL;
   for (int s = 0; s < N_SCENARIOS; s++) {
-    if (strcmp(kTimelines[s].name, step->scenario) == 0) sc = &kTimelines[s];
+    if (strcmp(kTimelines[s]->name, step->scenario) == 0) sc = kTimelines[s];
   }
   if (sc == NULL) return -1;
   static runner r; /* large: not on the stack */
@@ -636,7 +637,7 @@ int main(int argc, char **argv) {
   int want_soak = !want_default && strcmp(scenario, "soak") == 0;   /* fleet_soak.h */
   const fleet_timeline *chosen = NULL;
   for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
-    if (strcmp(kTimelines[s].name, scenario) == 0) chosen = &kTimelines[s];
+    if (strcmp(kTimelines[s]->name, scenario) == 0) chosen = kTimelines[s];
   }
   if (!want_default && !want_all && !want_grid && !want_peers && !want_xds && !want_affinity &&
       !want_deploy && !want_soak && chosen == NULL) {
@@ -687,8 +688,8 @@ int main(int argc, char **argv) {
   static fleet_run runs[MAX_RUNS];
   int n_runs = 0, failed = 0;
   for (int s = 0; s < N_SCENARIOS && !want_default; s++) {
-    if (!want_all && &kTimelines[s] != chosen) continue;
-    if (run_scenario(&rn, &kTimelines[s], runs, &n_runs) != 0) failed = 1;
+    if (!want_all && kTimelines[s] != chosen) continue;
+    if (run_scenario(&rn, kTimelines[s], runs, &n_runs) != 0) failed = 1;
   }
   for (int d = 0; d < N_DEFAULT_STEPS && want_default; d++) {
     if (run_default_step(&rn, &kDefaultRun[d], runs, &n_runs) != 0) failed = 1;
