@@ -44,6 +44,7 @@
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_deploy.h"
+#include "interop/fleet/fleet_multi_service.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
@@ -283,10 +284,6 @@ static const bounce_params kRestart = {.leave_at_s = 1.0, .back_s = 1.0, .comes_
 static const bounce_params kRemove = {.leave_at_s = 1.0, .back_s = 0, .comes_back = 0};
 
 static const fleet_timeline kOthers[] = {
-    {.name = "multi-service", .servers = 10, .n_services = 3, .service_clients = {2, 3, 5},
-     .rate = 60, .duration_s = 3, .concurrency = 4,
-     .default_modes = "smooth,continuous,discrete,random,vdc,mesh,round_robin",
-     .min_aperture = 2},
     /* aperture over every server, so P2C alone decides the slow one's share */
     {.name = "slow-backend", .servers = 6, .n_services = 1, .service_clients = {3},
      .rate = 150, .duration_s = 3, .concurrency = 16,
@@ -314,8 +311,8 @@ static const fleet_timeline kOthers[] = {
      .default_modes = "continuous,round_robin", .min_aperture = 3},
 };
 static const fleet_timeline *const kTimelines[] = {
-    &io_fleet_balance_timeline, &kOthers[0], &kOthers[1], &kOthers[2], &kOthers[3],
-    &kOthers[4], &kOthers[5], &kOthers[6],
+    &io_fleet_balance_timeline, &io_fleet_multi_service_timeline, &kOthers[0], &kOthers[1],
+    &kOthers[2], &kOthers[3], &kOthers[4], &kOthers[5],
 };
 #define N_SCENARIOS ((int)(sizeof(kTimelines) / sizeof(kTimelines[0])))
 
