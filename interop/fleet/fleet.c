@@ -50,6 +50,7 @@
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_soak.h"
 #include "interop/fleet/fleet_summary.h"
+#include "interop/fleet/fleet_throughput.h"
 #include "interop/fleet/fleet_timeline.h"
 #include "interop/fleet/fleet_xds.h"
 #include "interop/common/json_read.h"
@@ -305,14 +306,10 @@ static const fleet_timeline kOthers[] = {
      .max_backoff_ms = 500,
      .default_modes = "continuous,smooth,discrete,random,vdc,round_robin",
      .min_aperture = 3, .dns = 1, .hooks = &kBounceHooks, .params = &kRemove},
-    /* benchmark: unpaced (rate 0 = as fast as the concurrency allows) */
-    {.name = "throughput", .servers = 6, .n_services = 1, .service_clients = {2},
-     .rate = 0, .duration_s = 3, .concurrency = 32,
-     .default_modes = "continuous,round_robin", .min_aperture = 3},
 };
 static const fleet_timeline *const kTimelines[] = {
     &io_fleet_balance_timeline, &io_fleet_multi_service_timeline, &kOthers[0], &kOthers[1],
-    &kOthers[2], &kOthers[3], &kOthers[4], &kOthers[5],
+    &kOthers[2], &kOthers[3], &kOthers[4], &io_fleet_throughput_timeline,
 };
 #define N_SCENARIOS ((int)(sizeof(kTimelines) / sizeof(kTimelines[0])))
 
