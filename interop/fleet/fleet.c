@@ -48,6 +48,7 @@
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_report.h"
+#include "interop/fleet/fleet_slow_backend.h"
 #include "interop/fleet/fleet_soak.h"
 #include "interop/fleet/fleet_summary.h"
 #include "interop/fleet/fleet_throughput.h"
@@ -59,32 +60,6 @@
 #define MAX_RUNS 64
 
 /* --- the timeline scenarios (fleet_timeline.h) --- */
-
-/* slow-backend: s0 answers late. */
-#define SLOW_SERVER 0
-
-static int slow_server_args(const fleet_timeline_fleet *f, int i, const char **extra) {
-  (void)f;
-  if (i != SLOW_SERVER) return 0;
-  extra[0] = "--extra-latency-ms";
-  extra[1] = "40";
-  return 2;
-}
-
-static void slow_mark(const fleet_timeline_fleet *f, int i, fleet_server_result *sv) {
-  (void)f;
-  sv->slow = i == SLOW_SERVER;
-}
-
-static void slow_figures(fleet_timeline_fleet *f) {
-  fleet_run *r = f->r;
-  long total = 0;
-  for (int i = 0; i < r->n_servers; i++) total += r->servers[i].calls;
-  r->slow_share = total ? (double)r->servers[SLOW_SERVER].calls / (double)total : 0;
-}
-
-static const fleet_timeline_hooks kSlowHooks = {
-    .server_args = slow_server_args, .mark = slow_mark, .figures = slow_figures};
 
 /* kill: s1 SIGKILLed once it has served calls, restarted on its port. */
 #define KILLED_SERVER 1
@@ -285,10 +260,6 @@ static const bounce_params kRestart = {.leave_at_s = 1.0, .back_s = 1.0, .comes_
 static const bounce_params kRemove = {.leave_at_s = 1.0, .back_s = 0, .comes_back = 0};
 
 static const fleet_timeline kOthers[] = {
-    /* aperture over every server, so P2C alone decides the slow one's share */
-    {.name = "slow-backend", .servers = 6, .n_services = 1, .service_clients = {3},
-     .rate = 150, .duration_s = 3, .concurrency = 16,
-     .default_modes = "continuous,round_robin", .min_aperture = 12, .hooks = &kSlowHooks},
     {.name = "kill", .servers = 5, .n_services = 1, .service_clients = {3},
      .rate = 100, .duration_s = 5, .concurrency = 4,
      .max_backoff_ms = 500, .default_modes = "continuous,round_robin", .min_aperture = 2,
@@ -308,8 +279,9 @@ static const fleet_timeline kOthers[] = {
      .min_aperture = 3, .dns = 1, .hooks = &kBounceHooks, .params = &kRemove},
 };
 static const fleet_timeline *const kTimelines[] = {
-    &io_fleet_balance_timeline, &io_fleet_multi_service_timeline, &kOthers[0], &kOthers[1],
-    &kOthers[2], &kOthers[3], &kOthers[4], &io_fleet_throughput_timeline,
+    &io_fleet_balance_timeline, &io_fleet_multi_service_timeline,
+    &io_fleet_slow_backend_timeline, &kOthers[0], &kOthers[1], &kOthers[2], &kOthers[3],
+    &io_fleet_throughput_timeline,
 };
 #define N_SCENARIOS ((int)(sizeof(kTimelines) / sizeof(kTimelines[0])))
 
