@@ -12,7 +12,7 @@
  * multi-service for smooth, continuous (random too in multi-service) and
  * round_robin, at enough calls per server that sampling noise is ~2%, with
  * a closing summary; without the aperture policy linked, round_robin only.
- * churn-grid (fleet_churn.h) measures one removal and one addition per
+ * churn-grid (fleet_churn_grid.h) measures one removal and one addition per
  * (N, C, A) point of --points and mode, beside the core's prediction.
  * xds (fleet_xds.h) is churn-grid with the endpoints from EDS; deploy
  * (fleet_deploy.h) replaces every server in turn by one at a new address
@@ -41,7 +41,7 @@
 #include "interop/common/flags.h"
 #include "interop/fleet/fleet_affinity.h"
 #include "interop/fleet/fleet_balance.h"
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_deploy.h"
 #include "interop/fleet/fleet_multi_service.h"

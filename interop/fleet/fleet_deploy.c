@@ -1,8 +1,8 @@
 /* deploy: every server replaced in turn by one at a new address, measured
  * at the servers and predicted by the core (see fleet_deploy.h). The
  * clients, the DNS answer, the settling and the connection counts are
- * churn-grid's (churn_run.h, fleet_churn.h); what differs is the sequence
- * of changes. Slot i of the fleet is s<i>, slot N+i is r<i>, each at an
+ * churn-grid's (churn_run.h, fleet_churn_grid.h); what differs is the
+ * sequence of changes. Slot i of the fleet is s<i>, slot N+i is r<i>, each at an
  * address of its own (fleet_net.h; on loopback 127.0.0.(10+slot)); all
  * listen on one port, the one the DNS clients dial. */
 #define _GNU_SOURCE
@@ -17,7 +17,7 @@
 #include "interop/common/json_read.h"
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/churn_run.h"
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_dns.h"
 #include "interop/fleet/fleet_net.h"

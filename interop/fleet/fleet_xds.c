@@ -18,7 +18,7 @@
 
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/churn_run.h"
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_net.h"
 #include "interop/xds/xds_server.h"

@@ -1,4 +1,4 @@
-/* The fleet's xds scenario: the churn-grid measurement (fleet_churn.h) with
+/* The fleet's xds scenario: the churn-grid measurement (fleet_churn_grid.h) with
  * the endpoints delivered by EDS from the test ADS server (interop/xds)
  * instead of the DNS stub. For each (servers N, clients C, minAperture A)
  * point and aperture mode, real server processes listen on 127.0.0.10,

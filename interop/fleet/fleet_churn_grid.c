@@ -10,7 +10,7 @@
  * tells them that s1 is back (addition not measured; the report gives the
  * mesh prediction). */
 #define _GNU_SOURCE
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,8 +6,8 @@
  * Each change is measured on the servers (connections opened + closed,
  * channelz) and predicted by the core for exactly this fleet
  * (churn_model.h). */
-#ifndef APERTURE_INTEROP_FLEET_CHURN_H
-#define APERTURE_INTEROP_FLEET_CHURN_H
+#ifndef APERTURE_INTEROP_FLEET_CHURN_GRID_H
+#define APERTURE_INTEROP_FLEET_CHURN_GRID_H
 
 #include <stddef.h>
 
