@@ -49,7 +49,9 @@
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_peers.h"
+#include "interop/fleet/fleet_remove.h"
 #include "interop/fleet/fleet_report.h"
+#include "interop/fleet/fleet_restart.h"
 #include "interop/fleet/fleet_slow_backend.h"
 #include "interop/fleet/fleet_soak.h"
 #include "interop/fleet/fleet_summary.h"
@@ -63,112 +65,10 @@
 
 /* --- the timeline scenarios (fleet_timeline.h) --- */
 
-/* restart/remove: at leave_at_s server s1 leaves the DNS answer and is
- * stopped (SIGTERM: GOAWAY, so every client re-resolves); restart brings
- * it back at the same address back_s later, remove never. No connection
- * recycling, so connections opened/closed on the servers that stayed are
- * the sessions the change moved. */
-#define BOUNCED 1
-#define SETTLE_S 1.5
-
-typedef struct bounce_params {
-  double leave_at_s; /* scales with --duration-s */
-  double back_s;     /* restart: s1's address returns half-way, its process at the end */
-  int comes_back;    /* 1: restart, 0: remove */
-} bounce_params;
-
-typedef struct bounce_state {
-  int phase; /* 1: s1 out, 2: back (or gone, for a removal), 3: measured */
-  int dns_back;
-  double left_at;
-  long opened0[FLEET_TIMELINE_MAX_SLOTS], current0[FLEET_TIMELINE_MAX_SLOTS];
-} bounce_state;
-
-static int bounce_tick(fleet_timeline_fleet *f, void *state, double t) {
-  bounce_state *st = state;
-  const bounce_params *p = f->sc->params;
-  fleet_run *r = f->r;
-  if (st->phase == 0 && t >= p->leave_at_s * f->time_scale) {
-    /* snapshot the servers, then s1 leaves the answer and stops */
-    r->sessions_before = 0;
-    for (int i = 0; i < f->n_servers; i++) {
-      io_fleet_server_counts(f->servers[i].s.stats, &st->opened0[i], &st->current0[i]);
-      r->sessions_before += st->current0[i];
-    }
-    io_fleet_timeline_publish(f, 0, f->n_servers, BOUNCED);
-    io_fleet_timeline_down(f, BOUNCED, 0);
-    st->phase = 1;
-    f->disturbed = BOUNCED;
-    st->left_at = io_fleet_now_ms() / 1e3;
-  }
-  double since = io_fleet_now_ms() / 1e3 - st->left_at;
-  if (st->phase == 1 && p->comes_back && !st->dns_back && since >= p->back_s / 2) {
-    /* the address returns to the answer half-way, the process at the end:
-     * the clients' failing reconnects to s1 ask the resolver again and
-     * learn that it is back (gRPC's DNS resolver does not poll) */
-    io_fleet_timeline_publish(f, 0, f->n_servers, -1);
-    st->dns_back = 1;
-  }
-  since = io_fleet_now_ms() / 1e3 - st->left_at;
-  if (st->phase == 1 && p->comes_back && since >= p->back_s) {
-    if (io_fleet_timeline_start_server(f, BOUNCED, f->port, ".restarted") != 0) {
-      snprintf(r->error, sizeof(r->error), "server s1 did not restart on port %d", f->port);
-      return -1;
-    }
-    st->phase = 2;
-  }
-  if (st->phase == 1 && !p->comes_back) st->phase = 2;
-  since = io_fleet_now_ms() / 1e3 - st->left_at;
-  if (st->phase == 2 && since >= p->back_s + SETTLE_S) {
-    /* settled: what moved on the servers that stayed */
-    r->sessions_changed = 0;
-    for (int i = 0; i < f->n_servers; i++) {
-      if (i == BOUNCED) continue;
-      long opened, current;
-      io_fleet_server_counts(f->servers[i].s.stats, &opened, &current);
-      r->sessions_changed += io_fleet_server_moved(st->opened0[i], st->current0[i], opened, current);
-    }
-    r->bounce_measured = 1;
-    st->phase = 3;
-  }
-  return 0;
-}
-
-static void bounce_end(fleet_timeline_fleet *f, void *state) {
-  const bounce_state *st = state;
-  const bounce_params *p = f->sc->params;
-  if (p->comes_back && st->phase >= 2) f->r->restarted_calls = io_fleet_timeline_calls(f, BOUNCED);
-}
-
-static void bounce_mark(const fleet_timeline_fleet *f, int i, fleet_server_result *sv) {
-  const bounce_params *p = f->sc->params;
-  sv->killed = p->comes_back && i == BOUNCED;
-  sv->removed = !p->comes_back && i == BOUNCED;
-}
-
-static const fleet_timeline_hooks kBounceHooks = {.state_size = sizeof(bounce_state),
-                                                  .tick = bounce_tick,
-                                                  .end = bounce_end,
-                                                  .mark = bounce_mark};
-
-static const bounce_params kRestart = {.leave_at_s = 1.0, .back_s = 1.0, .comes_back = 1};
-static const bounce_params kRemove = {.leave_at_s = 1.0, .back_s = 0, .comes_back = 0};
-
-static const fleet_timeline kOthers[] = {
-    {.name = "restart", .servers = 6, .n_services = 1, .service_clients = {5},
-     .rate = 100, .duration_s = 4, .concurrency = 4,
-     .max_backoff_ms = 500, .default_modes = "continuous,smooth", .min_aperture = 2,
-     .grace_ms = 5000, .dns = 1, .hooks = &kBounceHooks, .params = &kRestart},
-    {.name = "remove", .servers = 13, .n_services = 1, .service_clients = {7},
-     .rate = 60, .duration_s = 4, .concurrency = 4,
-     .max_backoff_ms = 500,
-     .default_modes = "continuous,smooth,discrete,random,vdc,round_robin",
-     .min_aperture = 3, .dns = 1, .hooks = &kBounceHooks, .params = &kRemove},
-};
 static const fleet_timeline *const kTimelines[] = {
     &io_fleet_balance_timeline, &io_fleet_multi_service_timeline,
     &io_fleet_slow_backend_timeline, &io_fleet_kill_timeline, &io_fleet_churn_timeline,
-    &kOthers[0], &kOthers[1], &io_fleet_throughput_timeline,
+    &io_fleet_restart_timeline, &io_fleet_remove_timeline, &io_fleet_throughput_timeline,
 };
 #define N_SCENARIOS ((int)(sizeof(kTimelines) / sizeof(kTimelines[0])))
 
