@@ -519,3 +519,37 @@ void io_fleet_affinity_json(FILE *f, const fleet_affinity_row *rows, int n) {
   }
   fprintf(f, "\n]}}\n");
 }
+
+/* --- the scenario table's row --- */
+
+int io_fleet_affinity_check(const fleet_args *a, char *err, size_t err_len) {
+  if (a == NULL || err == NULL) return -1;
+  if (a->clients == 1 || a->clients > FLEET_AFFINITY_MAX_CLIENTS || a->servers == 1 ||
+      a->servers > FLEET_AFFINITY_MAX_SERVERS) {
+    snprintf(err, err_len, "fleet: affinity: --servers in [2, %d] and --clients in [2, %d]",
+             FLEET_AFFINITY_MAX_SERVERS, FLEET_AFFINITY_MAX_CLIENTS);
+    return -1;
+  }
+  return 0;
+}
+
+int io_fleet_affinity_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_affinity_opts ao = {a->server_bin, a->client_bin, a->out_dir, a->affinity,
+                            (int)a->servers, (int)a->clients, (int)a->min_aperture, a->rate};
+  static fleet_affinity_row rows[FLEET_AFFINITY_MAX_KINDS];
+  int n = 0;
+  int rc = io_fleet_affinity_run(&ao, rows, FLEET_AFFINITY_MAX_KINDS, &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_affinity_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_affinity_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_affinity_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_affinity_table(f, out->rows, out->n_rows);
+}

@@ -218,3 +218,20 @@ int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int ma
   grpc_shutdown();
   return failures ? -1 : 0;
 }
+
+/* --- the scenario table's row --- */
+
+int io_fleet_churn_grid_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_churn_opts co;
+  memset(&co, 0, sizeof(co));
+  co.server_bin = a->server_bin;
+  co.client_bin = a->client_bin;
+  co.out_dir = a->out_dir;
+  co.modes = a->modes;
+  co.points = a->points;
+  co.have_aperture = a->have_aperture;
+  co.rate = a->rate;
+  return io_fleet_churn_grid(&co, out->churn, out->max_churn, &out->n_churn) != 0 ? -1 : 0;
+}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "interop/fleet/fleet_report.h"
+#include "interop/fleet/fleet_scenario.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,12 @@ int io_fleet_churn_parse_points(const char *text, fleet_churn_point *out, int ma
  * are reported on stderr with *n_rows unchanged). */
 int io_fleet_churn_grid(const fleet_churn_opts *opts, fleet_churn_row *rows, int max_rows,
                      int *n_rows);
+
+/* The scenario's row (fleet_scenario.h): io_fleet_churn_grid with the
+ * flags' modes, points and rate, appending to out->churn (the fleet
+ * report's churn-grid rows, up to out->max_churn). Returns 0, or -1 when
+ * a row failed or on a NULL argument. */
+int io_fleet_churn_grid_scenario(const void *def, const fleet_args *a, fleet_output *out);
 
 #ifdef __cplusplus
 }

@@ -336,3 +336,41 @@ void io_fleet_deploy_table(FILE *out, const fleet_deploy_row *rows, int n) {
     if (!r->complete) fprintf(out, "      %s\n", r->error);
   }
 }
+
+/* --- the scenario table's row --- */
+
+int io_fleet_deploy_check(const fleet_args *a, char *err, size_t err_len) {
+  if (a == NULL || err == NULL) return -1;
+  char why[200];
+  if (a->modes != NULL && io_fleet_deploy_check_modes(a->modes, why, sizeof(why)) != 0) {
+    snprintf(err, err_len, "flag %s", why);
+    return -1;
+  }
+  if (a->servers == 1 || a->servers > FLEET_DEPLOY_MAX_SERVERS || a->clients > 16) {
+    snprintf(err, err_len, "fleet: deploy: --servers in [2, %d] and --clients in [1, 16]",
+             FLEET_DEPLOY_MAX_SERVERS);
+    return -1;
+  }
+  return 0;
+}
+
+int io_fleet_deploy_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_deploy_opts dop = {a->server_bin, a->client_bin, a->out_dir, a->modes,
+                           (int)a->servers, (int)a->clients, (int)a->min_aperture, a->rate};
+  static fleet_deploy_row rows[FLEET_DEPLOY_MAX_MODES];
+  int n = 0;
+  int rc = io_fleet_deploy_run(&dop, rows, FLEET_DEPLOY_MAX_MODES, &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_deploy_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_deploy_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_deploy_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_deploy_table(f, out->rows, out->n_rows);
+}

@@ -451,3 +451,26 @@ void io_fleet_peers_table(FILE *out, const fleet_peers_row *rows, int n) {
             r->complete ? "" : "  INCOMPLETE: ", r->complete ? "" : r->error);
   }
 }
+
+/* --- the scenario table's row --- */
+
+int io_fleet_peers_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_peers_opts po = {a->server_bin, a->client_bin, a->out_dir, a->modes,
+                         (int)a->servers, (int)a->clients, (int)a->min_aperture, a->rate};
+  static fleet_peers_row rows[FLEET_PEERS_MAX_MODES];
+  int n = 0;
+  int rc = io_fleet_peers_run(&po, rows, FLEET_PEERS_MAX_MODES, &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_peers_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_peers_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_peers_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_peers_table(f, out->rows, out->n_rows);
+}

@@ -411,3 +411,25 @@ void io_fleet_soak_json(FILE *out, const fleet_soak_result *r) {
   }
   fprintf(out, "]}}\n");
 }
+
+/* --- the scenario table's row --- */
+
+int io_fleet_soak_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_soak_opts so = {a->server_bin, a->client_bin, a->out_dir, a->duration_s,
+                        (int)a->servers, (int)a->clients, a->rate, a->rss_bound_kib};
+  static fleet_soak_result res;
+  int rc = io_fleet_soak_run(&so, &res);
+  out->rows = &res;
+  out->n_rows = 1;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_soak_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_soak_json(f, out->rows);
+}
+
+void io_fleet_soak_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_soak_table(f, out->rows);
+}
