@@ -146,9 +146,6 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
     co.peer_count = cnt;
     co.status_server = 1;
     co.extra = extra;
-    char host[FLEET_NET_HOST_LEN];
-    io_fleet_net_client_host(c, host, sizeof(host));
-    co.host = host;
     cl->p[c] = io_fleet_client_start(&co, log);
     if (cl->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);

@@ -21,7 +21,6 @@
 #include "interop/fleet/churn_run.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_dns.h"
-#include "interop/fleet/fleet_net.h"
 
 #define MAX_N CHURN_RUN_MAX_SERVERS
 #define MAX_C CHURN_RUN_MAX_CLIENTS
@@ -153,9 +152,6 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
     co.peer_count = m->aperture ? cnt : NULL;
     co.dns_min_interval_ms = "100";
     co.status_server = m->aperture;
-    char host[FLEET_NET_HOST_LEN];
-    io_fleet_net_client_host(c, host, sizeof(host));
-    co.host = host;
     mc->p[c] = io_fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
       snprintf(err, err_len, "client %d did not start", c);

@@ -32,9 +32,9 @@ typedef struct fleet_client_opts {
   int status_server;               /* 1: --status-port 0 */
   const char *const *extra;        /* more arguments (NULL terminated, at most 24); NULL: none */
   const char *unique_metadata;     /* --unique-metadata KEY:PREFIX, optional */
-  const char *host;                /* the client's address (io_fleet_net_client_host),
-                                      which decides where it runs; NULL: where the
-                                      runner runs */
+  const char *host;                /* the client's own address, for a scenario that
+                                      names it (io_fleet_net_client_host: where it
+                                      runs); NULL: the network places it */
 } fleet_client_opts;
 
 /* The options of a client that runs until the runner stops it (an upper

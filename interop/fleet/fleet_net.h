@@ -37,8 +37,8 @@ typedef struct fleet_net_ops {
    * and where it runs. Returns 0, or -1 on a bad index. */
   int (*client_host)(int index, char *out, size_t len);
   /* Starts argv as the process at address `host` (one of the above; NULL:
-   * where the runner runs), stderr to log (NULL: inherited), as
-   * io_proc_start. */
+   * a client whose address no one names, placed by the network), stderr
+   * to log (NULL: inherited), as io_proc_start. */
   proc *(*start)(const char *host, char *const argv[], const char *log);
   /* The DNS server its clients ask. */
   const fleet_dns_ops *dns;
@@ -49,7 +49,8 @@ typedef struct fleet_net_ops {
 /* Every process in the runner's namespace: server_host is 127.0.0.1, or
  * 127.0.0.(10 + slot) with own_address (slot < 245); client_host is
  * 127.0.1.(index + 1) (index < 254), a label only (the client connects
- * from 127.0.0.1); start is io_proc_start; DNS is the runner's responder. */
+ * from 127.0.0.1); start is io_proc_start wherever the address; DNS is
+ * the runner's responder. */
 extern const fleet_net_ops io_fleet_net_loopback;
 
 /* Makes `ops` the runner's network (NULL: loopback, the default). Returns

@@ -128,8 +128,7 @@ static int start_clients(soak *s, fleet_soak_result *r) {
   snprintf(duration, sizeof(duration), "%g", r->duration_s);
   snprintf(count, sizeof(count), "%d", s->n_clients);
   for (int k = 0; k < s->n_clients; k++) {
-    char index[16], keys[48], log[4300], host[FLEET_NET_HOST_LEN];
-    io_fleet_net_client_host(k, host, sizeof(host));
+    char index[16], keys[48], log[4300];
     snprintf(index, sizeof(index), "%d", k);
     snprintf(keys, sizeof(keys), "x-session-key:c%d-", k);
     snprintf(s->summary[k], sizeof(s->summary[k]), "%s/client-%d.json", s->dir, k);
@@ -149,7 +148,6 @@ static int start_clients(soak *s, fleet_soak_result *r) {
         .dns_min_interval_ms = "100",
         .status_server = 1,
         .unique_metadata = keys,
-        .host = host,
     };
     s->clients[k] = io_fleet_client_start(&co, log);
     const char *why = "did not start";

@@ -198,8 +198,7 @@ static int start_clients(fleet_timeline_fleet *f, const char *target, run_client
   snprintf(backoff_s, sizeof(backoff_s), "%ld", sc->max_backoff_ms);
   for (int s = 0; s < sc->n_services; s++) {
     for (int c = 0; c < sc->service_clients[s] && cl->n < MAX_CLIENTS; c++) {
-      char idx[16], cnt[16], log[4300], host[FLEET_NET_HOST_LEN];
-      io_fleet_net_client_host(cl->n, host, sizeof(host));
+      char idx[16], cnt[16], log[4300];
       snprintf(idx, sizeof(idx), "%d", c);
       snprintf(cnt, sizeof(cnt), "%d", sc->service_clients[s]);
       snprintf(cl->summary[cl->n], sizeof(cl->summary[0]), "%s/client-%d-%d.json", f->dir, s, c);
@@ -217,7 +216,6 @@ static int start_clients(fleet_timeline_fleet *f, const char *target, run_client
           .peer_count = f->mode->aperture ? cnt : NULL,
           .max_backoff_ms = sc->max_backoff_ms > 0 ? backoff_s : NULL,
           .dns_min_interval_ms = sc->dns ? "100" : NULL,
-          .host = host,
       };
       cl->p[cl->n] = io_fleet_client_start(&co, log);
       if (cl->p[cl->n] == NULL) {

@@ -20,7 +20,6 @@
 #include "interop/fleet/churn_run.h"
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_client.h"
-#include "interop/fleet/fleet_net.h"
 #include "interop/xds/xds_server.h"
 
 #define MAX_N CHURN_RUN_MAX_SERVERS
@@ -175,9 +174,6 @@ static int start_clients(void *ctx, const churn_run_fleet *f, const churn_run_mo
     co.peer_index = idx;
     co.peer_count = cnt;
     co.status_server = 1;
-    char host[FLEET_NET_HOST_LEN];
-    io_fleet_net_client_host(c, host, sizeof(host));
-    co.host = host;
     remove(mc->summary[c]);
     mc->p[c] = io_fleet_client_start(&co, log);
     if (mc->p[c] == NULL) {
