@@ -57,7 +57,8 @@ static int spawn_server(fleet_timeline_fleet *f, int i, int port, const char *su
   int n = 0;
   const fleet_timeline_hooks *h = f->sc->hooks;
   if (h != NULL && h->server_args != NULL) n = h->server_args(f, i, extra);
-  extra[n < 0 ? 0 : n] = NULL;
+  if (n < 0 || n > FLEET_TIMELINE_MAX_ARGS) n = 0; /* a hook's mistake: no extras */
+  extra[n] = NULL;
   fleet_timeline_server *sv = &f->servers[i];
   int rc = io_fleet_server_spawn(f->a->server_bin, f->dir, name, port, suffix, extra, &sv->s);
   sv->s.port = port;
@@ -229,7 +230,7 @@ static int start_clients(fleet_timeline_fleet *f, const char *target, run_client
 }
 
 /* The hooks at their times, until every client is done. */
-static int run_timeline(fleet_timeline_fleet *f, run_clients *cl) {
+static int run_until_done(fleet_timeline_fleet *f, run_clients *cl) {
   const fleet_timeline_hooks *h = f->sc->hooks;
   double t0 = io_fleet_now_ms() / 1e3;
   int done[MAX_CLIENTS] = {0};
@@ -411,7 +412,7 @@ int io_fleet_timeline_run_mode(const fleet_timeline *base, const fleet_args *a,
   }
   char target[FLEET_MAX_SERVERS * 24 + 64];
   int ok = start_servers(&f, target, sizeof(target)) == 0 && start_clients(&f, target, &cl) == 0 &&
-           run_timeline(&f, &cl) == 0;
+           run_until_done(&f, &cl) == 0;
   stop_all(&f, &cl);
   free(f.state);
   f.state = NULL;

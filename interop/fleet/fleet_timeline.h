@@ -39,7 +39,8 @@ typedef struct fleet_timeline_hooks {
   /* Every 20 ms while the clients run, t seconds after they started.
    * Returns 0, or -1 with f->r->error set (the run fails). */
   int (*tick)(fleet_timeline_fleet *f, void *state, double t);
-  /* Once every client is done, before anything stops. */
+  /* Once every client is done, before anything stops (not after a
+   * failed run). */
   void (*end)(fleet_timeline_fleet *f, void *state);
   /* Sets what happened to server i (slow, killed, removed, added). */
   void (*mark)(const fleet_timeline_fleet *f, int i, fleet_server_result *sv);
@@ -98,7 +99,8 @@ struct fleet_timeline_fleet {
 };
 
 /* Runs scenario sc (the flags in a applied) for mode m into r. Returns 0,
- * or -1 with r->error set (r->complete 0). */
+ * or -1 with r->error set (r->complete 0) or on a NULL argument. One run
+ * at a time: the fleet lives in static storage. */
 int io_fleet_timeline_run_mode(const fleet_timeline *sc, const fleet_args *a,
                                const fleet_mode *m, fleet_run *r);
 
