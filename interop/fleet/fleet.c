@@ -55,6 +55,7 @@
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_multi_service.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_remove.h"
 #include "interop/fleet/fleet_report.h"
@@ -416,6 +417,7 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
+  atexit(io_fleet_net_close); /* runs last: after every process is stopped */
   atexit(io_proc_kill_all);
 
   if (make_out_dir(&rn, out_dir) != 0) return 1;

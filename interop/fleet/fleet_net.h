@@ -8,7 +8,9 @@
  * loopback network: every process in the runner's own network namespace,
  * servers on 127.0.0.1 or on 127.0.0.(10 + slot), the runner's DNS
  * responder. A network that gives each process a namespace of its own is
- * one more fleet_net_ops. */
+ * one more fleet_net_ops: its addresses name the namespaces, start runs a
+ * process in the one its address names, dns is a server the namespaces
+ * reach, close tears them down; no scenario changes. */
 #ifndef APERTURE_INTEROP_FLEET_NET_H
 #define APERTURE_INTEROP_FLEET_NET_H
 
