@@ -2,9 +2,10 @@
  * at the servers and predicted by the core (see fleet_deploy.h). The
  * clients, the DNS answer, the settling and the connection counts are
  * churn-grid's (churn_run.h, fleet_churn_grid.h); what differs is the
- * sequence of changes. Slot i of the fleet is s<i>, slot N+i is r<i>, each at an
- * address of its own (fleet_net.h; on loopback 127.0.0.(10+slot)); all
- * listen on one port, the one the DNS clients dial. */
+ * sequence of changes. Slot i of the fleet is s<i>, slot N+i is r<i>,
+ * each at an address of its own (fleet_net.h; on loopback
+ * 127.0.0.(10+slot)); all listen on one port, the one the DNS clients
+ * dial. */
 #define _GNU_SOURCE
 #include "interop/fleet/fleet_deploy.h"
 

@@ -87,11 +87,8 @@ static int start_servers(peers_fleet *pf) {
   }
   for (int k = 0; k < MAX_C; k++) io_fleet_net_client_host(k, pf->ip[k], sizeof(pf->ip[k]));
   pf->dns = io_fleet_dns_start("peers.test");
-  return pf->dns != NULL &&
-                 io_fleet_dns_target(pf->dns, PEER_PORT, pf->peer_target,
-                                     sizeof(pf->peer_target)) == 0
-             ? 0
-             : -1;
+  if (pf->dns == NULL) return -1;
+  return io_fleet_dns_target(pf->dns, PEER_PORT, pf->peer_target, sizeof(pf->peer_target));
 }
 
 static int start_client(peers_fleet *pf, int k, char *err, size_t err_len) {
