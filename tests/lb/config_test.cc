@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "aperture.h"
-#include "policy/lb/lb_coordinate.h"
+#include "policy/lb/coordinate/coordinate.h"
 #include "src/core/lib/config/core_configuration.h"
 #include "src/core/lib/json/json.h"
 #include "tests/lb/lb_test_util.h"
