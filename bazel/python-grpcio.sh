@@ -38,23 +38,11 @@ say() { printf 'python-grpcio: %s\n' "$*" >&2; }
 die() { printf 'python-grpcio: error: %s\n' "$*" >&2; exit 1; }
 unavailable() { printf 'python-grpcio: unavailable: %s\n' "$*" >&2; exit 3; }
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
 # 1. Packages, as bazel/setup.sh gets them.
-missing=()
-for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [ "$status" = "install ok installed" ] || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing: ${missing[*]}"
-  { as_root apt-get update -q >&2 &&
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      --no-install-recommends "${missing[@]}" >&2; } ||
-    unavailable "Debian packages missing and not installable: ${missing[*]}"
-fi
+# shellcheck source=bazel/debian_packages.sh
+. "$repo_root/bazel/debian_packages.sh"
+install_missing_packages "${packages[@]}" ||
+  unavailable "Debian packages missing and not installable: ${MISSING_PACKAGES[*]}"
 
 # 2. The cached gRPC source of the installed library.
 lib_version=$(dpkg-query -W -f='${Version}' libgrpc-dev)

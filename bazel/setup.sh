@@ -27,21 +27,10 @@ packages=(
 say() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
-missing=()
-for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [ "$status" = "install ok installed" ] || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing: ${missing[*]}"
-  as_root apt-get update -q >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends "${missing[@]}" >&2
-fi
+# shellcheck source=bazel/debian_packages.sh
+. "$repo_root/bazel/debian_packages.sh"
+install_missing_packages "${packages[@]}" ||
+  die "could not install the Debian packages: ${MISSING_PACKAGES[*]}"
 
 # Version of the installed library, without a binNMU suffix (+bN): that is
 # the version of the source package it was built from.
