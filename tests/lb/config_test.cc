@@ -220,7 +220,9 @@ TEST(ApertureConfig, HashPointsOverTheCapAreRejected) {
 // the reason in *why when there is none.
 locale_t CommaDecimalLocale(std::string* why) {
   const char* tmp = getenv("TEST_TMPDIR");
+  std::string debian = "Debian's locale data (package locales) is not installed";
   if (tmp != nullptr && access("/usr/share/i18n/locales/de_DE", R_OK) == 0) {
+    debian = "localedef could not build de_DE.UTF-8 from Debian's locale data";
     const std::string dir = std::string(tmp) + "/locales";
     const std::string cmd = "mkdir -p " + dir + " && localedef -i de_DE -f UTF-8 " + dir +
                             "/de_DE.UTF-8 >/dev/null 2>&1";
@@ -249,8 +251,8 @@ locale_t CommaDecimalLocale(std::string* why) {
     }
     pclose(list);
   }
-  *why = "no locale with a decimal comma: Debian's locale data (package locales) is not "
-         "installed and none of the installed locales (" + tried + " ) has one";
+  *why = "no locale with a decimal comma: " + debian + ", and none of the installed locales (" +
+         tried + " ) has one";
   return (locale_t)0;
 }
 
