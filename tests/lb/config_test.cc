@@ -1,5 +1,4 @@
 // Config validation, coordinate sources and the registration API.
-#include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,12 +212,17 @@ TEST(ApertureConfig, HashPointsOverTheCapAreRejected) {
                   .ok());
 }
 
-// A locale whose decimal separator is a comma, for LC_NUMERIC. When
+// Sets LC_NUMERIC to a locale whose decimal separator is a comma. When
 // Debian's locale data (package `locales`) is there, de_DE.UTF-8 is
 // compiled into the test's temporary directory (LOCPATH); otherwise every
-// locale the system has (`locale -a`) is tried. Returns (locale_t)0 with
-// the reason in *why when there is none.
-locale_t CommaDecimalLocale(std::string* why) {
+// locale the system has (`locale -a`) is tried. Returns false with the
+// reason in *why when there is none. (setlocale, not newlocale: glibc's
+// newlocale leaks its copy of LOCPATH.)
+bool SetCommaDecimalLocale(std::string* why) {
+  auto comma = [] {
+    const struct lconv* lc = localeconv();
+    return lc != nullptr && std::string(lc->decimal_point) == ",";
+  };
   const char* tmp = getenv("TEST_TMPDIR");
   std::string debian = "Debian's locale data (package locales) is not installed";
   if (tmp != nullptr && access("/usr/share/i18n/locales/de_DE", R_OK) == 0) {
@@ -228,48 +232,43 @@ locale_t CommaDecimalLocale(std::string* why) {
                             "/de_DE.UTF-8 >/dev/null 2>&1";
     if (system(cmd.c_str()) == 0) {
       setenv("LOCPATH", dir.c_str(), 1);
-      locale_t loc = newlocale(LC_NUMERIC_MASK, "de_DE.UTF-8", (locale_t)0);
+      if (setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr && comma()) return true;
+      setlocale(LC_NUMERIC, "C");
       unsetenv("LOCPATH");
-      if (loc != (locale_t)0 && std::string(nl_langinfo_l(RADIXCHAR, loc)) == ",") return loc;
-      if (loc != (locale_t)0) freelocale(loc);
     }
   }
   std::string tried;
   if (FILE* list = popen("locale -a 2>/dev/null", "r")) {
     char name[256];
-    while (fgets(name, sizeof name, list) != nullptr) {
+    bool found = false;
+    while (!found && fgets(name, sizeof name, list) != nullptr) {
       std::string n(name);
       while (!n.empty() && (n.back() == '\n' || n.back() == '\r')) n.pop_back();
       if (n.empty()) continue;
       tried += " " + n;
-      locale_t loc = newlocale(LC_NUMERIC_MASK, n.c_str(), (locale_t)0);
-      if (loc != (locale_t)0 && std::string(nl_langinfo_l(RADIXCHAR, loc)) == ",") {
-        pclose(list);
-        return loc;
-      }
-      if (loc != (locale_t)0) freelocale(loc);
+      found = setlocale(LC_NUMERIC, n.c_str()) != nullptr && comma();
+      if (!found) setlocale(LC_NUMERIC, "C");
     }
     pclose(list);
+    if (found) return true;
   }
   *why = "no locale with a decimal comma: " + debian + ", and none of the installed locales (" +
          tried + " ) has one";
-  return (locale_t)0;
+  return false;
 }
 
 // Under a locale whose decimal separator is a comma, "1.5" is still 1.5
 // (strtod would stop at the '.'): every weight is read back by value.
 TEST(ApertureConfig, NumbersParseTheSameUnderEveryLocale) {
   std::string why;
-  locale_t comma = CommaDecimalLocale(&why);
-  if (comma == (locale_t)0) GTEST_SKIP() << why;
-  locale_t previous = uselocale(comma);
+  if (!SetCommaDecimalLocale(&why)) GTEST_SKIP() << why;
   // The hazard is real here: the C library reads "1.5" as 1 and "1,5" as 1.5.
   const double naive = strtod("1.5", nullptr), comma_read = strtod("1,5", nullptr);
   auto s = SettingsThroughRegistry(
       "{\"minAperture\":7,\"weights\":{\"a:1\":1.5,\"b:1\":0.25,\"c:1\":2.5e-3,"
       "\"d:1\":1E3,\"e:1\":123456.789}}");
-  uselocale(previous);
-  freelocale(comma);
+  setlocale(LC_NUMERIC, "C");
+  unsetenv("LOCPATH");
   EXPECT_EQ(naive, 1.0);
   EXPECT_EQ(comma_read, 1.5);
   ASSERT_TRUE(s.ok()) << s.status();
