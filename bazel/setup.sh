@@ -4,7 +4,11 @@
 #  2. unpacks Debian's source package of the installed libgrpc (for the
 #     internal headers the LB policy shim compiles against) into a cache
 #     outside the tracked tree, and links it as bazel/grpc_src;
-#  3. checks that the source version equals the installed library version.
+#  3. checks that the source version equals the installed library version;
+#  4. builds grpcio on the system's gRPC core once (bazel/python-grpcio.sh,
+#     cached outside the tree) and writes bazel/python.bazelrc (untracked,
+#     imported by .bazelrc), which tells the Python tests where it is, or
+#     why it is unavailable.
 # Fast when everything is present: a few dpkg queries and a symlink check.
 set -euo pipefail
 
@@ -97,5 +101,36 @@ link="$repo_root/bazel/grpc_src"
 if [ "$(readlink "$link" 2>/dev/null)" != "$src_dir" ]; then
   rm -f "$link"
   ln -s "$src_dir" "$link"
+fi
+# Python on the system core (docs/languages.md): bazel test gives tests a
+# HOME of their own, so the build's directory reaches them as a --test_env
+# in bazel/python.bazelrc. When python-grpcio.sh cannot get its packages
+# (exit 3) the Python tests skip with its reason; when it fails otherwise
+# they fail with its error (and the other tests still run).
+python_rc="$repo_root/bazel/python.bazelrc"
+if [ -z "${APERTURE_SETUP_SKIP_PYTHON:-}" ]; then
+  python_log=$(mktemp "${TMPDIR:-/tmp}/aperture-python.XXXXXX")
+  python_out=$(mktemp "${TMPDIR:-/tmp}/aperture-python.XXXXXX")
+  python_status=0
+  # Its messages go to our stderr and to a log (read below), its stdout
+  # (the directory, last line) to a file.
+  { "$repo_root/bazel/python-grpcio.sh" 2>&1 1>&3 3>&- | tee "$python_log" >&2; } \
+    3>"$python_out" || python_status=$?
+  python_dir=$(tail -n 1 "$python_out")
+  if [ "$python_status" -eq 0 ]; then
+    setting="APERTURE_PYTHON_DIR=$python_dir"
+  elif [ "$python_status" -eq 3 ]; then
+    reason=$(sed -n 's/^python-grpcio: unavailable: //p' "$python_log" | tail -n 1)
+    say "grpcio on the system core unavailable, the Python tests will skip: $reason"
+    setting="APERTURE_PYTHON_UNAVAILABLE=${reason:-its Debian packages cannot be installed}"
+  else
+    reason=$(sed -n 's/^python-grpcio: error: //p' "$python_log" | tail -n 1)
+    say "warning: bazel/python-grpcio.sh failed (see above), the Python tests will fail"
+    setting="APERTURE_PYTHON_BUILD_FAILED=${reason:-bazel/python-grpcio.sh exited $python_status}"
+  fi
+  rm -f "$python_log" "$python_out"
+  rc_text=$(printf '# Written by bazel/setup.sh: where the Python tests find grpcio.\nbuild --test_env="%s"' \
+    "${setting//\"/\'}")
+  [ "$(cat "$python_rc" 2>/dev/null)" = "$rc_text" ] || printf '%s\n' "$rc_text" >"$python_rc"
 fi
 say "ok: gRPC $src_version (library and source agree), packages present"

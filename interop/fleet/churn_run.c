@@ -17,6 +17,7 @@
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_clock.h"
+#include "interop/fleet/fleet_net.h"
 
 #define MAX_N CHURN_RUN_MAX_SERVERS
 #define MAX_C CHURN_RUN_MAX_CLIENTS
@@ -42,7 +43,7 @@ int io_churn_run_start_servers(churn_run_fleet *f, const char *server_bin, const
   for (int i = 0; i < f->pt.servers; i++) {
     char name[16];
     snprintf(name, sizeof(name), "s%d", i);
-    snprintf(f->servers[i].host, sizeof(f->servers[i].host), "127.0.0.%d", 10 + i);
+    io_fleet_net_server_host(i, 1, f->servers[i].host, sizeof(f->servers[i].host));
     if (io_fleet_server_start(server_bin, f->dir, name, f->port, "", NULL, &f->servers[i]) != 0) {
       snprintf(err, err_len, "server %s did not start (see %.100s)", name, f->dir);
       return -1;

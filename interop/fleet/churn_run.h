@@ -1,6 +1,6 @@
 /* One membership change at a time at a churn point, measured on the
  * servers and predicted by the core, whatever delivers the answer to the
- * clients: churn-grid's DNS stub (fleet_churn.h) and xds's EDS server
+ * clients: churn-grid's DNS stub (fleet_churn_grid.h) and xds's EDS server
  * (fleet_xds.h) are each a churn_answer; the servers, clients, settling
  * and figures are the same. s1 is the server that leaves and comes back. */
 #ifndef APERTURE_INTEROP_FLEET_CHURN_RUN_H
@@ -12,7 +12,7 @@
 #include <grpc/grpc.h>
 
 #include "interop/common/proc.h"
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_server.h"
 #include "policy/core/ap_aperture.h"
@@ -31,8 +31,8 @@ typedef struct churn_run_mode {
   ap_mode model;
 } churn_run_mode;
 
-/* The servers of one point, shared by its modes: s<i> on 127.0.0.<10+i>,
- * all on one port. */
+/* The servers of one point, shared by its modes: s<i> at an address of its
+ * own (fleet_net.h; on loopback 127.0.0.<10+i>), all on one port. */
 typedef struct churn_run_fleet {
   fleet_churn_point pt;
   const char *server_bin;

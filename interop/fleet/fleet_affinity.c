@@ -23,6 +23,7 @@
 #include "interop/common/unary_call.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_clock.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_server.h"
 
 #define MAX_N FLEET_AFFINITY_MAX_SERVERS
@@ -88,7 +89,7 @@ static int start_servers(affinity_fleet *af, char *err, size_t err_len) {
   for (int i = 0; i < af->n_servers; i++) {
     char name[16];
     snprintf(name, sizeof(name), "s%d", i);
-    snprintf(af->servers[i].host, sizeof(af->servers[i].host), "127.0.0.1");
+    io_fleet_net_server_host(i, 0, af->servers[i].host, sizeof(af->servers[i].host));
     if (io_fleet_server_start(af->o->server_bin, af->dir, name, 0, "", NULL, &af->servers[i]) != 0) {
       snprintf(err, err_len, "server %s did not start (see %.100s)", name, af->dir);
       return -1;
@@ -118,7 +119,7 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
   char target[MAX_N * 24 + 8] = "ipv4:";
   for (int i = 0; i < af->n_servers; i++) {
     char a[40];
-    snprintf(a, sizeof(a), "%s127.0.0.1:%d", i ? "," : "", af->servers[i].port);
+    snprintf(a, sizeof(a), "%s%s:%d", i ? "," : "", af->servers[i].host, af->servers[i].port);
     strcat(target, a);
   }
   char config[400], rate[32], cnt[16];
@@ -514,4 +515,38 @@ void io_fleet_affinity_json(FILE *f, const fleet_affinity_row *rows, int n) {
     fprintf(f, "]}");
   }
   fprintf(f, "\n]}}\n");
+}
+
+/* --- the scenario table's row --- */
+
+int io_fleet_affinity_check(const fleet_args *a, char *err, size_t err_len) {
+  if (a == NULL || err == NULL) return -1;
+  if (a->clients == 1 || a->clients > FLEET_AFFINITY_MAX_CLIENTS || a->servers == 1 ||
+      a->servers > FLEET_AFFINITY_MAX_SERVERS) {
+    snprintf(err, err_len, "fleet: affinity: --servers in [2, %d] and --clients in [2, %d]",
+             FLEET_AFFINITY_MAX_SERVERS, FLEET_AFFINITY_MAX_CLIENTS);
+    return -1;
+  }
+  return 0;
+}
+
+int io_fleet_affinity_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_affinity_opts ao = {a->server_bin, a->client_bin, a->out_dir, a->affinity,
+                            (int)a->servers, (int)a->clients, (int)a->min_aperture, a->rate};
+  static fleet_affinity_row rows[FLEET_AFFINITY_MAX_KINDS];
+  int n = 0;
+  int rc = io_fleet_affinity_run(&ao, rows, FLEET_AFFINITY_MAX_KINDS, &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_affinity_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_affinity_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_affinity_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_affinity_table(f, out->rows, out->n_rows);
 }

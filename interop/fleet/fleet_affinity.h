@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "interop/fleet/fleet_scenario.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -80,6 +82,20 @@ void io_fleet_affinity_table(FILE *f, const fleet_affinity_row *rows, int n);
  * names) and "keys" (key, client, method, owner, owners, in_aperture,
  * calls {server: count}). */
 void io_fleet_affinity_json(FILE *f, const fleet_affinity_row *rows, int n);
+
+/* The scenario's row (fleet_scenario.h): the check (--servers in [2,
+ * FLEET_AFFINITY_MAX_SERVERS], --clients in [2,
+ * FLEET_AFFINITY_MAX_CLIENTS]; the whole message in err), and
+ * io_fleet_affinity_run with the flags' kinds (--affinity), servers,
+ * clients, minAperture and rate, its rows to out->rows. Both return 0, or
+ * -1 (the run: a row failed; either: a NULL argument). */
+int io_fleet_affinity_check(const fleet_args *a, char *err, size_t err_len);
+int io_fleet_affinity_scenario(const void *def, const fleet_args *a, fleet_output *out);
+
+/* out's rows as io_fleet_affinity_json and io_fleet_affinity_table write
+ * them; nothing when an argument is NULL. */
+void io_fleet_affinity_write_json(FILE *f, const fleet_output *out);
+void io_fleet_affinity_write_table(FILE *f, const fleet_output *out);
 
 #ifdef __cplusplus
 }

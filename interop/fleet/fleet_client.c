@@ -6,6 +6,7 @@
 
 #include "interop/common/json_read.h"
 #include "interop/common/unary_call.h"
+#include "interop/fleet/fleet_net.h"
 
 fleet_client_opts io_fleet_client_until_stopped(const char *bin, const char *target,
                                                 const char *service_config, const char *rate,
@@ -77,7 +78,7 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
     argv[n++] = o->unique_metadata;
   }
   argv[n] = NULL;
-  return io_proc_start((char *const *)argv, log);
+  return io_fleet_net_start(o->host, (char *const *)argv, log);
 }
 
 grpc_channel *io_fleet_client_status_channel(proc *p, const char **why) {

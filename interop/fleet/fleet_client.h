@@ -32,6 +32,9 @@ typedef struct fleet_client_opts {
   int status_server;               /* 1: --status-port 0 */
   const char *const *extra;        /* more arguments (NULL terminated, at most 24); NULL: none */
   const char *unique_metadata;     /* --unique-metadata KEY:PREFIX, optional */
+  const char *host;                /* the client's own address, for a scenario that
+                                      names it (io_fleet_net_client_host: where it
+                                      runs); NULL: the network places it */
 } fleet_client_opts;
 
 /* The options of a client that runs until the runner stops it (an upper
@@ -42,7 +45,7 @@ fleet_client_opts io_fleet_client_until_stopped(const char *bin, const char *tar
                                                 const char *summary_file);
 
 /* Starts the client with --calls 0 (run until --duration-s) and
- * --timeout-ms 5000, stderr to `log`. NULL when `o` lacks a required field,
+ * --timeout-ms 5000, stderr to `log`, at o->host of the fleet's network. NULL when `o` lacks a required field,
  * has more than 24 extra arguments, or the process did not start. */
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
 

@@ -1,10 +1,11 @@
 /* deploy: every server replaced in turn by one at a new address, measured
  * at the servers and predicted by the core (see fleet_deploy.h). The
  * clients, the DNS answer, the settling and the connection counts are
- * churn-grid's (churn_run.h, fleet_churn.h); what differs is the sequence
- * of changes. Slot i of the fleet is s<i> (127.0.0.(10+i)), slot N+i is
- * r<i> (127.0.0.(10+N+i)); all listen on one port, the one the DNS
- * clients dial. */
+ * churn-grid's (churn_run.h, fleet_churn_grid.h); what differs is the
+ * sequence of changes. Slot i of the fleet is s<i>, slot N+i is r<i>,
+ * each at an address of its own (fleet_net.h; on loopback
+ * 127.0.0.(10+slot)); all listen on one port, the one the DNS clients
+ * dial. */
 #define _GNU_SOURCE
 #include "interop/fleet/fleet_deploy.h"
 
@@ -17,9 +18,10 @@
 #include "interop/common/json_read.h"
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/churn_run.h"
-#include "interop/fleet/dns_stub.h"
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_clock.h"
+#include "interop/fleet/fleet_dns.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/fleet/fleet_summary.h"
@@ -77,7 +79,7 @@ static int publish(deploy_fleet *d, int step) {
     hosts[pos] = d->f.servers[s].host;
     d->in_answer[s] = 1;
   }
-  return io_dns_stub_set(d->dns.dns, hosts, (size_t)d->n);
+  return io_fleet_dns_set(d->dns.dns, hosts, (size_t)d->n);
 }
 
 /* Starts the server of slot s (s<i> or r<i>) on the fleet's port (the
@@ -87,12 +89,14 @@ static int start_slot(deploy_fleet *d, int s) {
   if (s < d->n) snprintf(name, sizeof(name), "s%d", s);
   else snprintf(name, sizeof(name), "r%d", s - d->n);
   fleet_server *sv = &d->f.servers[s];
-  snprintf(sv->host, sizeof(sv->host), "127.0.0.%d", 10 + s);
+  char host[FLEET_NET_HOST_LEN];
+  if (io_fleet_net_server_host(s, 1, host, sizeof(host)) != 0) return -1;
+  snprintf(sv->host, sizeof(sv->host), "%s", host);
   if (io_fleet_server_start(d->f.server_bin, d->f.dir, name, d->f.port, "", NULL, sv) != 0) {
     return -1;
   }
   d->f.port = sv->port;
-  snprintf(d->f.addr[s], sizeof(d->f.addr[s]), "127.0.0.%d:%d", 10 + s, d->f.port);
+  snprintf(d->f.addr[s], sizeof(d->f.addr[s]), "%s:%d", host, d->f.port);
   return 0;
 }
 
@@ -200,7 +204,7 @@ static void run_mode(const fleet_deploy_opts *o, const churn_run_mode *m, int n,
     }
   }
   if (ok) {
-    d.dns.dns = io_dns_stub_start("fleet.test", &d.dns.dns_port);
+    d.dns.dns = io_fleet_dns_start("fleet.test");
     if (d.dns.dns == NULL) snprintf(row->error, sizeof(row->error), "the DNS stub did not start");
     ok = d.dns.dns != NULL && publish(&d, 0) == 0;
   }
@@ -234,7 +238,7 @@ static void run_mode(const fleet_deploy_opts *o, const churn_run_mode *m, int n,
   }
   row->port = d.f.port;
   io_churn_run_stop_servers(&d.f);
-  io_dns_stub_stop(d.dns.dns);
+  io_fleet_dns_stop(d.dns.dns);
   row->complete = ok;
 }
 
@@ -332,4 +336,42 @@ void io_fleet_deploy_table(FILE *out, const fleet_deploy_row *rows, int n) {
             io_fleet_deploy_row_ok(r) ? "yes" : "NO", r->complete ? "" : "  INCOMPLETE: ");
     if (!r->complete) fprintf(out, "      %s\n", r->error);
   }
+}
+
+/* --- the scenario table's row --- */
+
+int io_fleet_deploy_check(const fleet_args *a, char *err, size_t err_len) {
+  if (a == NULL || err == NULL) return -1;
+  char why[200];
+  if (a->modes != NULL && io_fleet_deploy_check_modes(a->modes, why, sizeof(why)) != 0) {
+    snprintf(err, err_len, "flag %s", why);
+    return -1;
+  }
+  if (a->servers == 1 || a->servers > FLEET_DEPLOY_MAX_SERVERS || a->clients > 16) {
+    snprintf(err, err_len, "fleet: deploy: --servers in [2, %d] and --clients in [1, 16]",
+             FLEET_DEPLOY_MAX_SERVERS);
+    return -1;
+  }
+  return 0;
+}
+
+int io_fleet_deploy_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_deploy_opts dop = {a->server_bin, a->client_bin, a->out_dir, a->modes,
+                           (int)a->servers, (int)a->clients, (int)a->min_aperture, a->rate};
+  static fleet_deploy_row rows[FLEET_DEPLOY_MAX_MODES];
+  int n = 0;
+  int rc = io_fleet_deploy_run(&dop, rows, FLEET_DEPLOY_MAX_MODES, &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_deploy_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_deploy_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_deploy_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_deploy_table(f, out->rows, out->n_rows);
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "interop/fleet/fleet_scenario.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -75,6 +77,20 @@ int io_fleet_deploy_row_ok(const fleet_deploy_row *r);
 /* Table and JSON ({"deploy":[...]}, with each step) of the rows. */
 void io_fleet_deploy_table(FILE *out, const fleet_deploy_row *rows, int n);
 void io_fleet_deploy_json(FILE *out, const fleet_deploy_row *rows, int n);
+
+/* The scenario's row (fleet_scenario.h): the check (a --modes list, when
+ * given, as io_fleet_deploy_check_modes takes it; --servers in [2,
+ * FLEET_DEPLOY_MAX_SERVERS], --clients in [1, 16]; the whole message in
+ * err), and io_fleet_deploy_run with the flags' modes, servers, clients,
+ * minAperture and rate, its rows to out->rows. Both return 0, or -1 (the
+ * run: a row failed; either: a NULL argument). */
+int io_fleet_deploy_check(const fleet_args *a, char *err, size_t err_len);
+int io_fleet_deploy_scenario(const void *def, const fleet_args *a, fleet_output *out);
+
+/* out's rows as io_fleet_deploy_json and io_fleet_deploy_table write
+ * them; nothing when an argument is NULL. */
+void io_fleet_deploy_write_json(FILE *f, const fleet_output *out);
+void io_fleet_deploy_write_table(FILE *f, const fleet_output *out);
 
 #ifdef __cplusplus
 }

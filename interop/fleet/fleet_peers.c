@@ -3,8 +3,9 @@
  * the core (see fleet_peers.h).
  *
  * The servers are a static ipv4: list (the backends never change); the
- * peer list is the DNS stub's answer for "peers.test", one 127.0.1.x
- * address per client (the peer port is a label: nothing listens there).
+ * peer list is the fleet's DNS answer for "peers.test", each client's own
+ * address (fleet_net.h; on loopback 127.0.1.x, a label: nothing listens
+ * there, nor on the peer port).
  * Each client names its own entry (peerSelf) and re-resolves the peer
  * target every PEER_REFRESH_MS; the runner reads every client's ring from
  * its status server (GetRingState) to know when all show the new peer
@@ -22,9 +23,10 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "interop/fleet/churn_model.h"
-#include "interop/fleet/dns_stub.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_clock.h"
+#include "interop/fleet/fleet_dns.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_server.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
@@ -49,9 +51,9 @@ typedef struct peers_fleet {
   int port;
   char addr[MAX_N][48];        /* "127.0.0.X:PORT", as the policy names them */
   char target[MAX_N * 48 + 8]; /* ipv4:... */
-  dns_stub *dns;
-  int dns_port;
-  char ip[MAX_C][32];          /* client identity k: 127.0.1.(k+1) */
+  fleet_dns *dns;
+  char peer_target[160];       /* the DNS target of the peer list */
+  char ip[MAX_C][FLEET_NET_HOST_LEN]; /* client identity k: its own address */
   int listed[MAX_C];           /* in the DNS answer */
   int active[MAX_C];           /* counted in the fleet's rings */
   proc *p[MAX_C];
@@ -65,7 +67,7 @@ static int set_peers(peers_fleet *pf) {
   size_t m = 0;
   for (int k = 0; k < MAX_C; k++)
     if (pf->listed[k]) ips[m++] = pf->ip[k];
-  return io_dns_stub_set(pf->dns, ips, m);
+  return io_fleet_dns_set(pf->dns, ips, m);
 }
 
 static int start_servers(peers_fleet *pf) {
@@ -75,7 +77,7 @@ static int start_servers(peers_fleet *pf) {
   for (int i = 0; i < pf->n; i++) {
     char name[16];
     snprintf(name, sizeof(name), "s%d", i);
-    snprintf(pf->servers[i].host, sizeof(pf->servers[i].host), "127.0.0.%d", 10 + i);
+    io_fleet_net_server_host(i, 1, pf->servers[i].host, sizeof(pf->servers[i].host));
     if (io_fleet_server_start(pf->o->server_bin, pf->dir, name, pf->port, "", NULL, &pf->servers[i]) != 0)
       return -1;
     pf->port = pf->servers[i].port;
@@ -83,24 +85,26 @@ static int start_servers(peers_fleet *pf) {
     at += (size_t)snprintf(pf->target + at, sizeof(pf->target) - at, "%s%s", i ? "," : "",
                            pf->addr[i]);
   }
-  for (int k = 0; k < MAX_C; k++) snprintf(pf->ip[k], sizeof(pf->ip[k]), "127.0.1.%d", k + 1);
-  pf->dns = io_dns_stub_start("peers.test", &pf->dns_port);
-  return pf->dns != NULL ? 0 : -1;
+  for (int k = 0; k < MAX_C; k++) io_fleet_net_client_host(k, pf->ip[k], sizeof(pf->ip[k]));
+  pf->dns = io_fleet_dns_start("peers.test");
+  if (pf->dns == NULL) return -1;
+  return io_fleet_dns_target(pf->dns, PEER_PORT, pf->peer_target, sizeof(pf->peer_target));
 }
 
 static int start_client(peers_fleet *pf, int k, char *err, size_t err_len) {
   char config[600], rate[32], log[4400];
   snprintf(config, sizeof(config),
            "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%d,"
-           "\"eagerConnect\":true,\"peerTarget\":\"dns://127.0.0.1:%d/peers.test:%d\","
+           "\"eagerConnect\":true,\"peerTarget\":\"%s\","
            "\"peerSelf\":\"%s\",\"peerRefreshMs\":%d}}]}",
-           pf->mode, pf->a, pf->dns_port, PEER_PORT, pf->ip[k], PEER_REFRESH_MS);
+           pf->mode, pf->a, pf->peer_target, pf->ip[k], PEER_REFRESH_MS);
   snprintf(rate, sizeof(rate), "%g", pf->o->rate > 0 ? pf->o->rate : 20.0);
   snprintf(pf->summary[k], sizeof(pf->summary[k]), "%s/client%d.json", pf->dir, k);
   snprintf(log, sizeof(log), "%s/client%d.log", pf->dir, k);
   fleet_client_opts co =
       io_fleet_client_until_stopped(pf->o->client_bin, pf->target, config, rate, pf->summary[k]);
   co.status_server = 1;
+  co.host = pf->ip[k];
   pf->p[k] = io_fleet_client_start(&co, log);
   const char *why = "did not start";
   pf->status[k] = pf->p[k] ? io_fleet_client_status_channel(pf->p[k], &why) : NULL;
@@ -355,7 +359,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     if (pf->servers[i].p) io_proc_stop(pf->servers[i].p, 10000);
     pf->servers[i].p = NULL;
   }
-  io_dns_stub_stop(pf->dns);
+  io_fleet_dns_stop(pf->dns);
   pf->dns = NULL;
 }
 
@@ -443,4 +447,27 @@ void io_fleet_peers_table(FILE *out, const fleet_peers_row *rows, int n) {
             r->leave.optimum, r->leave.predicted_optimum, r->leave.agree_ms, r->ok, r->failed,
             r->complete ? "" : "  INCOMPLETE: ", r->complete ? "" : r->error);
   }
+}
+
+/* --- the scenario table's row --- */
+
+int io_fleet_peers_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_peers_opts po = {a->server_bin, a->client_bin, a->out_dir, a->modes,
+                         (int)a->servers, (int)a->clients, (int)a->min_aperture, a->rate};
+  static fleet_peers_row rows[FLEET_PEERS_MAX_MODES];
+  int n = 0;
+  int rc = io_fleet_peers_run(&po, rows, FLEET_PEERS_MAX_MODES, &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_peers_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_peers_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_peers_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_peers_table(f, out->rows, out->n_rows);
 }

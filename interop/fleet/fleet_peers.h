@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+#include "interop/fleet/fleet_scenario.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,6 +54,16 @@ int io_fleet_peers_run(const fleet_peers_opts *o, fleet_peers_row *rows, int max
 /* Table and JSON ({"peers":[...]}) of the rows. */
 void io_fleet_peers_table(FILE *out, const fleet_peers_row *rows, int n);
 void io_fleet_peers_json(FILE *out, const fleet_peers_row *rows, int n);
+
+/* The scenario's row (fleet_scenario.h): io_fleet_peers_run with the
+ * flags' modes, servers, clients, minAperture and rate; the rows go to
+ * out->rows. Returns 0, or -1 when a row failed or on a NULL argument. */
+int io_fleet_peers_scenario(const void *def, const fleet_args *a, fleet_output *out);
+
+/* out's rows as io_fleet_peers_json and io_fleet_peers_table write
+ * them; nothing when an argument is NULL. */
+void io_fleet_peers_write_json(FILE *f, const fleet_output *out);
+void io_fleet_peers_write_table(FILE *f, const fleet_output *out);
 
 #ifdef __cplusplus
 }

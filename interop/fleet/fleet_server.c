@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "interop/common/json_read.h"
+#include "interop/fleet/fleet_net.h"
 
 int io_fleet_server_spawn(const char *bin, const char *dir, const char *name, int port,
                        const char *stats_suffix, const char *const *extra, fleet_server *s) {
@@ -30,7 +31,7 @@ int io_fleet_server_spawn(const char *bin, const char *dir, const char *name, in
   argv[n++] = "50";
   for (int i = 0; extra != NULL && extra[i] != NULL && n < 39; i++) argv[n++] = (char *)extra[i];
   argv[n] = NULL;
-  s->p = io_proc_start(argv, log);
+  s->p = io_fleet_net_start(s->host, argv, log);
   return s->p == NULL ? -1 : 0;
 }
 

@@ -12,7 +12,8 @@ extern "C" {
 
 typedef struct fleet_server {
   proc *p;         /* NULL when not running */
-  char host[32];   /* e.g. "127.0.0.1" or "127.0.0.10" */
+  char host[32];   /* from io_fleet_net_server_host (fleet_net.h), which
+                      also decides where the process runs */
   int port;
   char stats[4200]; /* its stats file */
 } fleet_server;

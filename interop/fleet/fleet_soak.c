@@ -19,7 +19,8 @@
 #include "interop/common/json_write.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
-#include "interop/fleet/dns_stub.h"
+#include "interop/fleet/fleet_dns.h"
+#include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/fleet/fleet_clock.h"
 #include "interop/fleet/fleet_server.h"
@@ -41,7 +42,7 @@ typedef struct soak {
   char dir[4200];
   int n_servers, n_clients, port;
   fleet_server servers[MAX_SERVERS];
-  dns_stub *dns;
+  fleet_dns *dns;
   proc *clients[FLEET_SOAK_MAX_CLIENTS];
   grpc_channel *status[FLEET_SOAK_MAX_CLIENTS];
   char summary[FLEET_SOAK_MAX_CLIENTS][4300];
@@ -71,7 +72,7 @@ static int set_members(soak *s, int without) {
   size_t n = 0;
   for (int i = 0; i < s->n_servers; i++)
     if (i != without) hosts[n++] = s->servers[i].host;
-  return io_dns_stub_set(s->dns, hosts, n);
+  return io_fleet_dns_set(s->dns, hosts, n);
 }
 
 /* Connections recycle every 2 s: the clients re-resolve regularly, so a
@@ -81,7 +82,7 @@ static const char *const kServerExtra[] = {"--max-connection-age-ms", "2000", NU
 
 static int start_servers(soak *s, fleet_soak_result *r) {
   for (int i = 0; i < s->n_servers; i++)
-    snprintf(s->servers[i].host, sizeof(s->servers[i].host), "127.0.0.%d", 10 + i);
+    io_fleet_net_server_host(i, 1, s->servers[i].host, sizeof(s->servers[i].host));
   if (io_fleet_server_start(s->o->server_bin, s->dir, "s0", 0, "", kServerExtra,
                             &s->servers[0]) != 0) {
     snprintf(r->error, sizeof(r->error), "server s0 did not start");
@@ -103,18 +104,20 @@ static int start_servers(soak *s, fleet_soak_result *r) {
       return -1;
     }
   }
-  int dns_port = 0;
-  s->dns = io_dns_stub_start("soak.test", &dns_port);
+  s->dns = io_fleet_dns_start("soak.test");
   if (s->dns == NULL || set_members(s, -1) != 0) {
     snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
     return -1;
   }
-  return dns_port;
+  return 0;
 }
 
-static int start_clients(soak *s, int dns_port, fleet_soak_result *r) {
+static int start_clients(soak *s, fleet_soak_result *r) {
   char target[160], config[512], rate[32], duration[32], count[16];
-  snprintf(target, sizeof(target), "dns://127.0.0.1:%d/soak.test:%d", dns_port, s->port);
+  if (io_fleet_dns_target(s->dns, s->port, target, sizeof(target)) != 0) {
+    snprintf(r->error, sizeof(r->error), "no DNS target");
+    return -1;
+  }
   /* every client's aperture covers every server, so each sees the kills */
   snprintf(config, sizeof(config),
            "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"continuous\","
@@ -271,7 +274,7 @@ static void stop_all(soak *s) {
     if (s->servers[i].p) io_proc_stop(s->servers[i].p, 10000);
     s->servers[i].p = NULL;
   }
-  if (s->dns) io_dns_stub_stop(s->dns);
+  if (s->dns) io_fleet_dns_stop(s->dns);
   s->dns = NULL;
 }
 
@@ -339,8 +342,7 @@ int io_fleet_soak_run(const fleet_soak_opts *o, fleet_soak_result *r) {
   mkdir(s.dir, 0755);
   int ok = 0;
   grpc_init(); /* the status channels */
-  int dns_port = start_servers(&s, r);
-  if (dns_port > 0 && start_clients(&s, dns_port, r) == 0 && run_timeline(&s, r) == 0) ok = 1;
+  if (start_servers(&s, r) == 0 && start_clients(&s, r) == 0 && run_timeline(&s, r) == 0) ok = 1;
   stop_all(&s);
   grpc_shutdown();
   if (ok && read_summaries(&s, r) != 0) ok = 0;
@@ -406,4 +408,26 @@ void io_fleet_soak_json(FILE *out, const fleet_soak_result *r) {
             c->rss_end_kib, c->sessions_max);
   }
   fprintf(out, "]}}\n");
+}
+
+/* --- the scenario table's row --- */
+
+int io_fleet_soak_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_soak_opts so = {a->server_bin, a->client_bin, a->out_dir, a->duration_s,
+                        (int)a->servers, (int)a->clients, a->rate, a->rss_bound_kib};
+  static fleet_soak_result res;
+  int rc = io_fleet_soak_run(&so, &res);
+  out->rows = &res;
+  out->n_rows = 1;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_soak_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_soak_json(f, out->rows);
+}
+
+void io_fleet_soak_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_soak_table(f, out->rows);
 }

@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 
+#include "interop/fleet/fleet_scenario.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,6 +62,17 @@ int io_fleet_soak_run(const fleet_soak_opts *o, fleet_soak_result *r);
 /* Human-readable report and JSON ({"soak":{...}}). */
 void io_fleet_soak_table(FILE *out, const fleet_soak_result *r);
 void io_fleet_soak_json(FILE *out, const fleet_soak_result *r);
+
+/* The scenario's row (fleet_scenario.h): io_fleet_soak_run with the
+ * flags' duration, servers, clients, rate and RSS bound; its one result
+ * goes to out->rows (n_rows 1). Returns 0, or -1 when the soak failed or
+ * on a NULL argument. */
+int io_fleet_soak_scenario(const void *def, const fleet_args *a, fleet_output *out);
+
+/* out's result as io_fleet_soak_json and io_fleet_soak_table write it;
+ * nothing when an argument is NULL. */
+void io_fleet_soak_write_json(FILE *f, const fleet_output *out);
+void io_fleet_soak_write_table(FILE *f, const fleet_output *out);
 
 #ifdef __cplusplus
 }

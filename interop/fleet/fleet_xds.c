@@ -18,7 +18,7 @@
 
 #include "interop/fleet/churn_model.h"
 #include "interop/fleet/churn_run.h"
-#include "interop/fleet/fleet_churn.h"
+#include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_client.h"
 #include "interop/xds/xds_server.h"
 
@@ -271,4 +271,36 @@ void io_fleet_xds_json(FILE *f, const fleet_churn_row *rows, int n) {
     fputc('}', f);
   }
   fprintf(f, "\n]}}\n");
+}
+
+/* --- the scenario table's row --- */
+
+int io_fleet_xds_check(const fleet_args *a, char *err, size_t err_len) {
+  if (a == NULL || err == NULL) return -1;
+  char why[200];
+  if (a->modes != NULL && io_fleet_xds_check_modes(a->modes, why, sizeof(why)) != 0) {
+    snprintf(err, err_len, "flag %s", why);
+    return -1;
+  }
+  return 0;
+}
+
+int io_fleet_xds_scenario(const void *def, const fleet_args *a, fleet_output *out) {
+  (void)def;
+  if (a == NULL || out == NULL) return -1;
+  fleet_xds_opts xo = {a->server_bin, a->client_bin, a->out_dir, a->modes, a->points, a->rate};
+  static fleet_churn_row rows[FLEET_CHURN_MAX_POINTS * 8];
+  int n = 0;
+  int rc = io_fleet_xds_run(&xo, rows, (int)(sizeof(rows) / sizeof(rows[0])), &n);
+  out->rows = rows;
+  out->n_rows = n;
+  return rc != 0 ? -1 : 0;
+}
+
+void io_fleet_xds_write_json(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_xds_json(f, out->rows, out->n_rows);
+}
+
+void io_fleet_xds_write_table(FILE *f, const fleet_output *out) {
+  if (f != NULL && out != NULL) io_fleet_xds_table(f, out->rows, out->n_rows);
 }

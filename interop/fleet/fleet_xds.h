@@ -1,4 +1,4 @@
-/* The fleet's xds scenario: the churn-grid measurement (fleet_churn.h) with
+/* The fleet's xds scenario: the churn-grid measurement (fleet_churn_grid.h) with
  * the endpoints delivered by EDS from the test ADS server (interop/xds)
  * instead of the DNS stub. For each (servers N, clients C, minAperture A)
  * point and aperture mode, real server processes listen on 127.0.0.10,
@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "interop/fleet/fleet_report.h"
+#include "interop/fleet/fleet_scenario.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +51,19 @@ void io_fleet_xds_table(FILE *f, const fleet_churn_row *rows, int n);
  * mode, complete, error, ok, failed and "removal"/"addition" objects with
  * measured, settled, sessions_before, changed, optimum and predicted_*. */
 void io_fleet_xds_json(FILE *f, const fleet_churn_row *rows, int n);
+
+/* The scenario's row (fleet_scenario.h): the check (a --modes list, when
+ * given, as io_fleet_xds_check_modes takes it; the message in err starts
+ * with "flag "), and io_fleet_xds_run with the flags' modes, points and
+ * rate, its rows to out->rows. Both return 0, or -1 (the run: a row
+ * failed; either: a NULL argument). */
+int io_fleet_xds_check(const fleet_args *a, char *err, size_t err_len);
+int io_fleet_xds_scenario(const void *def, const fleet_args *a, fleet_output *out);
+
+/* out's rows as io_fleet_xds_json and io_fleet_xds_table write
+ * them; nothing when an argument is NULL. */
+void io_fleet_xds_write_json(FILE *f, const fleet_output *out);
+void io_fleet_xds_write_table(FILE *f, const fleet_output *out);
 
 #ifdef __cplusplus
 }

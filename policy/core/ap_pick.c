@@ -3,9 +3,7 @@
  *
  * cum[0] = 0, cum[i+1] = cum[i] + w_i (long double sums rounded once), and
  * slot i owns [cum[i], cum[i+1]). A draw of u in [0, total) is the slot
- * whose interval holds u (a search over cum). pick2's second draw is uniform in
- * [0, total - w_first) and jumps over the first slot's interval, so it is
- * uniform over the other slots' weight with no rejection loop.
+ * whose interval holds u (a search over cum).
  */
 #include "policy/core/ap_pick.h"
 
@@ -148,28 +146,6 @@ size_t ap_pick1(const ap_pick_table *table, ap_rng *rng) {
   return slot_at(table, ap_rng_step_uniform(rng) * table->total);
 }
 
-void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
-              size_t *second) {
-  size_t a = 0, b = 0;
-  if (table != NULL && table->n > 1 && rng != NULL) {
-    const double *cum = table->cum;
-    a = slot_at(table, ap_rng_step_uniform(rng) * table->total);
-    const double lo = cum[a], wa = cum[a + 1] - cum[a];
-    double u = ap_rng_step_uniform(rng) * (table->total - wa);
-    /* Skip the first slot's interval; a select, not a branch: the outcome
-     * is a coin flip that a branch predictor would miss half the time. */
-    u += u >= lo ? wa : 0.0;
-    b = slot_at(table, u);
-    if (b == a) {
-      /* Only reachable through rounding at the interval's edge: take the
-       * neighbour on the side u fell. */
-      b = (u >= lo + wa * 0.5 && a + 1 < table->n) || a == 0 ? a + 1 : a - 1;
-    }
-  }
-  if (first != NULL) *first = a;
-  if (second != NULL) *second = b;
-}
-
 /* A NaN load counts as +infinity, so that a bad input loses. */
 static double load_of(const ap_candidate *c) {
   return isnan(c->load) ? INFINITY : c->load;
@@ -183,7 +159,9 @@ static double weight_of(const ap_candidate *c) {
 /* Weights closer than this compare as equal (raw loads). */
 #define AP_P2C_SAME_WEIGHT 1e-4
 
-int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b) {
+/* The deterministic comparison (no generator): lower load / weight wins. */
+static int choose_by_load_per_weight(const ap_candidate *a,
+                                     const ap_candidate *b) {
   if (a == NULL || b == NULL) return a == NULL && b != NULL;
   const int ha = a->healthy != 0, hb = b->healthy != 0;
   if (ha != hb) return hb;
@@ -229,7 +207,7 @@ static double thinned_load(double load, double keep, ap_rng *rng) {
 
 int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
                        ap_rng *rng) {
-  if (a == NULL || b == NULL || rng == NULL) return ap_p2c_choose(a, b);
+  if (a == NULL || b == NULL || rng == NULL) return choose_by_load_per_weight(a, b);
   const int ha = a->healthy != 0, hb = b->healthy != 0;
   if (ha != hb) return hb;
   double la = load_of(a), lb = load_of(b);

@@ -3,10 +3,7 @@
  * probability proportional to their weights (ap_pick1 twice, independently)
  * and ap_p2c_choose_fair() keeps the less loaded one, health first, in a way
  * that leaves each slot's share of calls equal to its share of the weight
- * when every endpoint answers equally fast (see below). pick2 draws two
- * distinct slots (Finagle's pick2: the first uniform over the window, the
- * second uniform over the window minus the first's arc, no rejection loop);
- * ap_p2c_choose() is the deterministic comparison, load divided by weight.
+ * when every endpoint answers equally fast (see below).
  *
  * A pick table is immutable after creation: any number of threads may pick
  * from it at once, each with its own ap_rng. Picking takes no locks and
@@ -47,13 +44,6 @@ size_t ap_pick_table_size(const ap_pick_table *table);
 /* Weight of slot i (0 when out of range). */
 double ap_pick_table_weight(const ap_pick_table *table, size_t i);
 
-/* Draws two distinct slots (both 0 when the table has one slot, or when
- * table or rng is NULL). API for callers that must compare two different
- * slots; the policy's picker draws with ap_pick1 twice instead, because
- * distinct draws over-serve lightly weighted slots (ap_p2c_choose_fair). */
-void ap_pick2(const ap_pick_table *table, ap_rng *rng, size_t *first,
-              size_t *second);
-
 /* Draws one slot with probability proportional to its weight (0 when table
  * or rng is NULL). */
 size_t ap_pick1(const ap_pick_table *table, ap_rng *rng);
@@ -66,15 +56,8 @@ typedef struct ap_candidate {
 } ap_candidate;
 
 /* Returns 0 to choose a, 1 to choose b: a healthy candidate beats an
- * unhealthy one; then the lower load/weight wins (raw load when the two
- * weights are within 1e-4 of each other, |wa - wb| <= 1e-4); ties go to a.
- * Defensive rules (never abort): a NULL candidate loses (both NULL: 0), a
- * NaN load counts as +infinity, a weight that is not finite and > 0 counts
- * as 1. Branch-light: the data-dependent outcome is computed with selects. */
-int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b);
-
-/* Returns 0 to choose a, 1 to choose b, like ap_p2c_choose(), but fair to
- * fractional weights. Comparing load / weight favours a lightly weighted
+ * unhealthy one, then the less loaded one, in a way fair to fractional
+ * weights. Comparing load / weight favours a lightly weighted
  * slot: its outstanding count is small and often 0, and 0 beats any other
  * load whatever the weights, so a slot of weight 0.5 beside slots of
  * weight 1 gets about 13% more than its share at one call in flight per
@@ -87,8 +70,13 @@ int ap_p2c_choose(const ap_candidate *a, const ap_candidate *b);
  * picks is then its weight share, while a slow endpoint (more calls in
  * flight than its weight explains) still loses. Equal weights (within 1e-4)
  * compare raw loads; ties go to a. Loads above 64 or not whole numbers use
- * a normal approximation of the binomial. rng NULL (or a or b NULL): the
- * result of ap_p2c_choose(). No allocation, no lock. */
+ * a normal approximation of the binomial. No allocation, no lock.
+ *
+ * Without a generator (rng NULL) the comparison is deterministic: the lower
+ * load / weight wins (raw loads when |wa - wb| <= 1e-4), health first, ties
+ * to a. Defensive rules (never abort): a NULL candidate loses (both NULL:
+ * 0), a NaN load counts as +infinity, a weight that is not finite and > 0
+ * counts as 1. */
 int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
                        ap_rng *rng);
 

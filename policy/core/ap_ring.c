@@ -131,22 +131,3 @@ size_t ap_ring_index_at(const ap_ring *ring, double x) {
   return lo;
 }
 
-static double overlap_1d(double a0, double a1, double w0, double w1) {
-  const double lo = a0 > w0 ? a0 : w0;
-  const double hi = a1 < w1 ? a1 : w1;
-  return hi > lo ? hi - lo : 0.0;
-}
-
-double ap_ring_overlap(const ap_ring *ring, size_t i, double offset,
-                       double width) {
-  if (ring == NULL || i >= ring->n || !isfinite(offset) || !isfinite(width) ||
-      !(width > 0.0)) {
-    return 0.0;
-  }
-  const double a0 = ring->bounds[i], a1 = ring->bounds[i + 1];
-  if (width >= 1.0) return a1 - a0;
-  const double start = ap_ring_wrap(offset);
-  const double end = start + width;
-  if (end <= 1.0) return overlap_1d(a0, a1, start, end);
-  return overlap_1d(a0, a1, start, 1.0) + overlap_1d(a0, a1, 0.0, end - 1.0);
-}

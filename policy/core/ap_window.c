@@ -59,6 +59,16 @@ static double window_overlap(const ap_ring *ring, const ap_window *w, size_t i) 
   return ov;
 }
 
+double ap_ring_overlap(const ap_ring *ring, size_t i, double offset,
+                       double width) {
+  if (ring == NULL || i >= ring->n || !isfinite(offset) || !isfinite(width) ||
+      !(width > 0.0)) {
+    return 0.0;
+  }
+  const ap_window w = ap_window_real(offset, width);
+  return window_overlap(ring, &w, i);
+}
+
 /* Walks the arcs clockwise from the one containing the window's start and
  * calls back for each member; returns the member count. The walk stops at
  * the first arc that starts at or after the window's end, so it costs

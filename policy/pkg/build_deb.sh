@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Stages the aperture package tree and builds the .deb with dpkg-deb.
-#   build_deb.sh OUT.deb VERSION LIB.so HEADER APERTURECTL PROTO PC_IN
+#   build_deb.sh OUT.deb VERSION LIB.so HEADER APERTURECTL PROTO PC_IN [PY...]
+# PY: the files of the Python module (policy/python/aperture/..., the part
+# after policy/python/ is their path under dist-packages).
 # Depends: is computed from the shared libraries that libaperture.so and
 # aperturectl need (objdump NEEDED -> the Debian package that ships each,
 # at least the installed version's upstream part).
 set -euo pipefail
 
 out=$1 version=$2 lib=$3 header=$4 ctl=$5 proto=$6 pc_in=$7
+shift 7
 
 arch=$(dpkg --print-architecture)
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
@@ -21,6 +24,12 @@ install -m 0644 "$lib" "$stage/usr/lib/$multiarch/libaperture.so"
 install -m 0755 "$ctl" "$stage/usr/bin/aperturectl"
 install -m 0644 "$header" "$stage/usr/include/aperture.h"
 install -m 0644 "$proto" "$stage/usr/share/aperture/proto/aperture/v1/status.proto"
+py_root="$stage/usr/lib/python3/dist-packages"
+for f in "$@"; do
+  rel=${f##*policy/python/}
+  [ "$rel" != "$f" ] || { echo "build_deb: $f is not under policy/python/" >&2; exit 1; }
+  install -D -m 0644 "$f" "$py_root/$rel"
+done
 sed -e "s|@MULTIARCH@|$multiarch|" -e "s|@VERSION@|$version|" "$pc_in" \
   >"$stage/usr/lib/$multiarch/pkgconfig/aperture.pc"
 chmod 0644 "$stage/usr/lib/$multiarch/pkgconfig/aperture.pc"
@@ -33,6 +42,10 @@ and register it by linking libaperture (pkg-config --cflags --libs aperture)
 or by preloading it: LD_PRELOAD=/usr/lib/$multiarch/libaperture.so.
 aperturectl status HOST:PORT reads a process's status service
 (/usr/share/aperture/proto/aperture/v1/status.proto).
+Python (on a grpcio that links the system's libgrpc, see the project's
+docs/languages.md): import aperture loads the library; aperture.register(),
+aperture.set_coordinate(index, count), aperture.status("HOST:PORT") (needs
+python3-protobuf).
 DOC
 chmod 0644 "$stage/usr/share/doc/aperture/README"
 
@@ -61,6 +74,7 @@ Architecture: $arch
 Maintainer: aperture maintainers <aperture@localhost>
 Installed-Size: $size_kb
 Depends: $depends
+Suggests: python3-protobuf
 Section: libs
 Priority: optional
 Description: deterministic-aperture load balancing for gRPC C-core
@@ -68,6 +82,7 @@ Description: deterministic-aperture load balancing for gRPC C-core
  on a ring of backends, each connects only to its slice of the ring and
  spreads calls inside it with power-of-two choices. Ships libaperture.so
  (link it or LD_PRELOAD it), aperture.h, the pkg-config file, the
- aperturectl status tool and the status service's .proto.
+ aperturectl status tool, the status service's .proto and the Python module
+ aperture (for a grpcio built on the system's libgrpc).
 CTL
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >/dev/null

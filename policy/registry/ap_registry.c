@@ -33,18 +33,6 @@ static ap_registry_entry *g_head; /* oldest first: stable output order */
 static ap_registry_entry *g_tail;
 static size_t g_count;
 
-/* Local setter so the registry does not depend on the core's ap_error.c. */
-static int set_error(ap_error *err, int code, const char *fmt, ...) {
-  if (err != NULL) {
-    va_list ap;
-    err->code = code;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 const char *ap_coordinate_source_name(int source) {
   switch (source) {
     case AP_COORDINATE_NONE: return "none";
@@ -71,11 +59,11 @@ const char *ap_connectivity_name(int state) {
 
 int ap_registry_add(ap_snapshot_fn fn, void *ctx, ap_registry_entry **out,
                     ap_error *err) {
-  if (out == NULL) return set_error(err, AP_EINVAL, "ap_registry_add: out is NULL");
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "ap_registry_add: out is NULL");
   *out = NULL;
-  if (fn == NULL) return set_error(err, AP_EINVAL, "ap_registry_add: fn is NULL");
+  if (fn == NULL) return ap_error_set(err, AP_EINVAL, "ap_registry_add: fn is NULL");
   ap_registry_entry *e = calloc(1, sizeof *e);
-  if (e == NULL) return set_error(err, AP_ENOMEM, "ap_registry_add: out of memory");
+  if (e == NULL) return ap_error_set(err, AP_ENOMEM, "ap_registry_add: out of memory");
   e->fn = fn;
   e->ctx = ctx;
   e->refs = 1;
@@ -151,7 +139,7 @@ static int take_refs(ap_registry_entry ***out, size_t *n, ap_error *err) {
     if (refs == NULL) {
       size_t count = g_count;
       pthread_mutex_unlock(&g_mu);
-      return set_error(err, AP_ENOMEM, "ap_registry_snapshot: out of memory for %zu references", count);
+      return ap_error_set(err, AP_ENOMEM, "ap_registry_snapshot: out of memory for %zu references", count);
     }
     for (ap_registry_entry *e = g_head; e != NULL; e = e->next) {
       e->refs++;
@@ -207,7 +195,7 @@ static int accept_state(ap_ring_state *s, const ap_snapshot_query *q) {
 int ap_registry_snapshot(const ap_snapshot_query *query, size_t max_total_endpoints,
                          ap_ring_state **states, size_t *count, ap_error *err) {
   if (states == NULL || count == NULL)
-    return set_error(err, AP_EINVAL, "ap_registry_snapshot: %s is NULL",
+    return ap_error_set(err, AP_EINVAL, "ap_registry_snapshot: %s is NULL",
                      states == NULL ? "states" : "count");
   *states = NULL;
   *count = 0;
@@ -222,7 +210,7 @@ int ap_registry_snapshot(const ap_snapshot_query *query, size_t max_total_endpoi
   if (rc != AP_OK) return rc;
   ap_ring_state *out = n_refs > 0 ? calloc(n_refs, sizeof *out) : NULL;
   if (n_refs > 0 && out == NULL)
-    rc = set_error(err, AP_ENOMEM, "ap_registry_snapshot: out of memory for %zu states", n_refs);
+    rc = ap_error_set(err, AP_ENOMEM, "ap_registry_snapshot: out of memory for %zu states", n_refs);
   size_t n = 0;
   size_t budget = max_total_endpoints;
   for (size_t i = 0; rc == AP_OK && i < n_refs; i++) {
@@ -240,7 +228,7 @@ int ap_registry_snapshot(const ap_snapshot_query *query, size_t max_total_endpoi
     s->query = NULL;
     ap_ring_state_clear(s);
     if (cb == AP_ENOMEM)
-      rc = set_error(err, AP_ENOMEM, "ap_registry_snapshot: an instance ran out of memory");
+      rc = ap_error_set(err, AP_ENOMEM, "ap_registry_snapshot: an instance ran out of memory");
   }
   drop_refs(refs, n_refs);
   if (rc != AP_OK) {

@@ -34,6 +34,7 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
+#include "policy/core/ap_error.h"
 #include "policy/include/aperture.h"
 #include "policy/status/ap_status_handler.h"
 #include "policy/status/ap_status_limits.h"
@@ -78,22 +79,15 @@ typedef struct status_call {
   int cancelled;
 } status_call;
 
-static int set_error(aperture_error *err, int code, const char *fmt, ...) {
-  if (err != NULL) {
-    va_list ap;
-    err->code = code;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
+/* The public functions report through aperture_error; inside, the core's
+ * ap_error_set formats every message, and export_error copies it out (the
+ * codes are the same values, policy/include/aperture.h). */
+static int export_error(int rc, const ap_error *from, aperture_error *to) {
+  if (to != NULL) {
+    to->code = rc;
+    snprintf(to->message, sizeof to->message, "%s", rc == AP_OK ? "" : from->message);
   }
-  return code;
-}
-
-static void clear_error(aperture_error *err) {
-  if (err != NULL) {
-    err->code = APERTURE_OK;
-    err->message[0] = '\0';
-  }
+  return rc;
 }
 
 static void call_free(status_call *c) {
@@ -318,37 +312,37 @@ static void on_call_event(grpc_completion_queue_functor *functor, int ok) {
  * hide the state of an application's own service. */
 static int service_init(struct aperture_status_service *svc, grpc_server *server,
                         grpc_completion_queue *cq, int serve_unknown, int with_health,
-                        aperture_error *err) {
+                        ap_error *err) {
   svc->server = server;
   svc->cq = cq;
   svc->serve_unknown = serve_unknown;
   char why[160];
   if (ap_status_parse_max_calls(getenv(AP_STATUS_MAX_CALLS_ENV), &svc->max_calls, why, sizeof why) != 0)
-    return set_error(err, APERTURE_EINVAL, "%s", why);
+    return ap_error_set(err, AP_EINVAL, "%s", why);
   svc->methods[KIND_RING_STATE] = grpc_server_register_method(
       server, AP_STATUS_METHOD_GET_RING_STATE, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
   if (svc->methods[KIND_RING_STATE] == NULL)
-    return set_error(err, APERTURE_ESTATE, "cannot register %s (already registered on this server?)",
+    return ap_error_set(err, AP_ESTATE, "cannot register %s (already registered on this server?)",
                      AP_STATUS_METHOD_GET_RING_STATE);
   if (!with_health) return APERTURE_OK;
   svc->methods[KIND_HEALTH] = grpc_server_register_method(
       server, AP_STATUS_METHOD_HEALTH_CHECK, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
   if (svc->methods[KIND_HEALTH] == NULL)
-    return set_error(err, APERTURE_ESTATE, "cannot register %s (already registered on this server?)",
+    return ap_error_set(err, AP_ESTATE, "cannot register %s (already registered on this server?)",
                      AP_STATUS_METHOD_HEALTH_CHECK);
   return APERTURE_OK;
 }
 
-static int service_start(struct aperture_status_service *svc, aperture_error *err) {
+static int service_start(struct aperture_status_service *svc, ap_error *err) {
   for (int kind = 0; kind < KIND_COUNT; kind++) {
     if (kind == KIND_UNKNOWN && !svc->serve_unknown) continue;
     if (kind == KIND_HEALTH && svc->methods[kind] == NULL) continue; /* not asked for */
     int rc = request_next(svc, kind);
     if (rc != APERTURE_OK)
-      return set_error(err, rc, "cannot request calls on the server (%s)",
+      return ap_error_set(err, rc, "cannot request calls on the server (%s)",
                        rc == APERTURE_ESTATE ? "shutting down" : "not started?");
   }
-  clear_error(err);
+  ap_error_clear(err);
   return APERTURE_OK;
 }
 
@@ -400,15 +394,14 @@ static void admin_abort(struct aperture_status_server *s) {
   grpc_shutdown();
 }
 
-int aperture_status_server_start(const char *address, aperture_status_server **out,
-                                 aperture_error *err) {
-  if (out == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_server_start: out is NULL");
+static int server_start(const char *address, aperture_status_server **out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "aperture_status_server_start: out is NULL");
   *out = NULL;
   if (address == NULL) address = "127.0.0.1:0";
   if (address[0] == '\0')
-    return set_error(err, APERTURE_EINVAL, "aperture_status_server_start: address is empty");
+    return ap_error_set(err, AP_EINVAL, "aperture_status_server_start: address is empty");
   struct aperture_status_server *s = calloc(1, sizeof *s);
-  if (s == NULL) return set_error(err, APERTURE_ENOMEM, "aperture_status_server_start: out of memory");
+  if (s == NULL) return ap_error_set(err, AP_ENOMEM, "aperture_status_server_start: out of memory");
   pthread_mutex_init(&s->svc.mu, NULL);
   pthread_cond_init(&s->svc.cv, NULL);
   s->server_shutdown.functor_run = on_server_shutdown;
@@ -435,7 +428,7 @@ int aperture_status_server_start(const char *address, aperture_status_server **o
   s->svc.cq = cq;
   if (server == NULL || cq == NULL) {
     admin_abort(s);
-    return set_error(err, APERTURE_EINTERNAL, "aperture_status_server_start: gRPC refused to create a server");
+    return ap_error_set(err, AP_EINTERNAL, "aperture_status_server_start: gRPC refused to create a server");
   }
   grpc_server_register_completion_queue(server, cq, NULL);
   int rc = service_init(&s->svc, server, cq, 1, 1, err);
@@ -448,13 +441,13 @@ int aperture_status_server_start(const char *address, aperture_status_server **o
   grpc_server_credentials_release(creds);
   if (s->port <= 0) {
     admin_abort(s);
-    return set_error(err, APERTURE_EUNAVAIL, "aperture_status_server_start: cannot listen on \"%.200s\"",
+    return ap_error_set(err, AP_EUNAVAIL, "aperture_status_server_start: cannot listen on \"%.200s\"",
                      address);
   }
   grpc_server_start(server);
   rc = service_start(&s->svc, err);
   if (rc == APERTURE_OK && pthread_create(&s->thread, NULL, admin_loop, s) != 0)
-    rc = set_error(err, APERTURE_EINTERNAL, "aperture_status_server_start: cannot create its thread");
+    rc = ap_error_set(err, AP_EINTERNAL, "aperture_status_server_start: cannot create its thread");
   if (rc != APERTURE_OK) {
     /* Requests may be posted: drain them on this thread, then free. */
     pthread_mutex_lock(&s->svc.mu);
@@ -472,7 +465,7 @@ int aperture_status_server_start(const char *address, aperture_status_server **o
     return rc;
   }
   *out = s;
-  clear_error(err);
+  ap_error_clear(err);
   return APERTURE_OK;
 }
 
@@ -519,15 +512,15 @@ int aperture_status_register(struct grpc_server *server, aperture_status_service
   return aperture_status_register_with(server, 0, out, err);
 }
 
-int aperture_status_register_with(struct grpc_server *server, unsigned flags,
-                                  aperture_status_service **out, aperture_error *err) {
-  if (out == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_register: out is NULL");
+static int register_with(struct grpc_server *server, unsigned flags,
+                         aperture_status_service **out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "aperture_status_register: out is NULL");
   *out = NULL;
-  if (server == NULL) return set_error(err, APERTURE_EINVAL, "aperture_status_register: server is NULL");
+  if (server == NULL) return ap_error_set(err, AP_EINVAL, "aperture_status_register: server is NULL");
   if ((flags & ~(unsigned)APERTURE_STATUS_WITH_HEALTH) != 0)
-    return set_error(err, APERTURE_EINVAL, "aperture_status_register: unknown flags 0x%x", flags);
+    return ap_error_set(err, AP_EINVAL, "aperture_status_register: unknown flags 0x%x", flags);
   struct aperture_status_service *svc = calloc(1, sizeof *svc);
-  if (svc == NULL) return set_error(err, APERTURE_ENOMEM, "aperture_status_register: out of memory");
+  if (svc == NULL) return ap_error_set(err, AP_ENOMEM, "aperture_status_register: out of memory");
   pthread_mutex_init(&svc->mu, NULL);
   pthread_cond_init(&svc->cv, NULL);
   svc->cq_shutdown.functor_run = on_cq_shutdown;
@@ -538,7 +531,7 @@ int aperture_status_register_with(struct grpc_server *server, unsigned flags,
     pthread_mutex_destroy(&svc->mu);
     free(svc);
     grpc_shutdown();
-    return set_error(err, APERTURE_EINTERNAL, "aperture_status_register: cannot create a completion queue");
+    return ap_error_set(err, AP_EINTERNAL, "aperture_status_register: cannot create a completion queue");
   }
   /* Registering the queue is harmless if method registration fails below:
    * destroy() still shuts it down. */
@@ -549,14 +542,30 @@ int aperture_status_register_with(struct grpc_server *server, unsigned flags,
     svc->shutting_down = 1;
     return rc;
   }
-  clear_error(err);
+  ap_error_clear(err);
   return APERTURE_OK;
 }
 
+int aperture_status_server_start(const char *address, aperture_status_server **out,
+                                 aperture_error *err) {
+  ap_error e;
+  ap_error_clear(&e);
+  return export_error(server_start(address, out, &e), &e, err);
+}
+
+int aperture_status_register_with(struct grpc_server *server, unsigned flags,
+                                  aperture_status_service **out, aperture_error *err) {
+  ap_error e;
+  ap_error_clear(&e);
+  return export_error(register_with(server, flags, out, &e), &e, err);
+}
+
 int aperture_status_service_start(aperture_status_service *service, aperture_error *err) {
-  if (service == NULL)
-    return set_error(err, APERTURE_EINVAL, "aperture_status_service_start: service is NULL");
-  return service_start(service, err);
+  ap_error e;
+  ap_error_clear(&e);
+  const int rc = service == NULL ? ap_error_set(&e, AP_EINVAL, "aperture_status_service_start: service is NULL")
+                                 : service_start(service, &e);
+  return export_error(rc, &e, err);
 }
 
 void aperture_status_service_destroy(aperture_status_service *svc) {

@@ -1,5 +1,5 @@
-// ap_pick: weighted pick1/pick2 against the analytic distribution, and the
-// P2C rule.
+// ap_pick: weighted draws against the analytic distribution, and the P2C
+// rules (the deterministic one without a generator, and the fair one).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -46,44 +46,6 @@ constexpr double kChi2Df29 = 58.301;
 // intersections 0.5, 1, 1, 1, 1, 0.5.
 const std::vector<double> kWeights = {0.5, 1, 1, 1, 1, 0.5};
 
-TEST(Pick2, FirstFollowsWeightsSecondFollowsWeightsWithoutFirst) {
-  auto table = MakeTable(kWeights);
-  const size_t k = kWeights.size();
-  const double total = 5.0;
-  const int draws = 300000;
-  ap_rng rng;
-  ap_rng_seed(&rng, 20261129);
-  std::vector<double> first(k, 0), second(k, 0), pairs(k * k, 0);
-  for (int d = 0; d < draws; ++d) {
-    size_t a, b;
-    ap_pick2(table.get(), &rng, &a, &b);
-    ASSERT_LT(a, k);
-    ASSERT_LT(b, k);
-    ASSERT_NE(a, b);
-    first[a]++;
-    second[b]++;
-    pairs[a * k + b]++;
-  }
-  // Analytic: P(a) = w_a / T; P(b | a) = w_b / (T - w_a).
-  std::vector<double> e_first(k), e_second(k, 0), e_pairs(k * k, 0);
-  for (size_t a = 0; a < k; ++a) {
-    e_first[a] = draws * kWeights[a] / total;
-    for (size_t b = 0; b < k; ++b) {
-      if (a == b) continue;
-      const double p = kWeights[a] / total * kWeights[b] / (total - kWeights[a]);
-      e_pairs[a * k + b] = draws * p;
-      e_second[b] += draws * p;
-    }
-  }
-  EXPECT_LT(ChiSquare(first, e_first), kChi2Df5);
-  EXPECT_LT(ChiSquare(second, e_second), kChi2Df5);
-  EXPECT_LT(ChiSquare(pairs, e_pairs), kChi2Df29);  // 30 cells - 1
-  // Power check: the same counts are far from a uniform first pick, so the
-  // statistic can fail.
-  std::vector<double> uniform(k, draws / (double)k);
-  EXPECT_GT(ChiSquare(first, uniform), 1000.0);
-}
-
 TEST(Pick1, FollowsWeights) {
   const std::vector<double> w = {3, 0.25, 1, 7, 0.75, 2};
   auto table = MakeTable(w);
@@ -98,7 +60,7 @@ TEST(Pick1, FollowsWeights) {
   EXPECT_LT(ChiSquare(obs, exp), kChi2Df5);
 }
 
-TEST(Pick2, LargeTableUsesTheSearchPathAndFollowsWeights) {
+TEST(Pick1, LargeTableUsesTheSearchPathAndFollowsWeights) {
   // 100 slots (above the linear-scan size): weights 1..4 in a pattern.
   std::vector<double> w;
   for (int i = 0; i < 100; ++i) w.push_back(1.0 + (i * 7) % 4);
@@ -108,76 +70,46 @@ TEST(Pick2, LargeTableUsesTheSearchPathAndFollowsWeights) {
   ap_rng rng;
   ap_rng_seed(&rng, 77);
   const int draws = 400000;
-  std::vector<double> first(100, 0), second(100, 0);
-  for (int d = 0; d < draws; ++d) {
-    size_t a, b;
-    ap_pick2(table.get(), &rng, &a, &b);
-    ASSERT_NE(a, b);
-    first[a]++;
-    second[b]++;
-  }
-  std::vector<double> e_first(100), e_second(100, 0);
-  for (size_t a = 0; a < 100; ++a) {
-    e_first[a] = draws * w[a] / total;
-    for (size_t b = 0; b < 100; ++b) {
-      if (a != b) e_second[b] += draws * w[a] / total * w[b] / (total - w[a]);
-    }
-  }
+  std::vector<double> obs(100, 0), expected(100);
+  for (int d = 0; d < draws; ++d) obs[ap_pick1(table.get(), &rng)]++;
+  for (size_t i = 0; i < 100; ++i) expected[i] = draws * w[i] / total;
   // Chi-square, 99 df: P(chi2 > 148.23) = 0.001.
-  EXPECT_LT(ChiSquare(first, e_first), 148.23);
-  EXPECT_LT(ChiSquare(second, e_second), 148.23);
+  EXPECT_LT(ChiSquare(obs, expected), 148.23);
+  // Power check: the same counts are far from uniform.
+  std::vector<double> uniform(100, draws / 100.0);
+  EXPECT_GT(ChiSquare(obs, uniform), 1000.0);
 }
-
-TEST(Pick2, TwoSlotsAlwaysBoth) {
-  auto table = MakeTable({1, 1000});
-  ap_rng rng;
-  ap_rng_seed(&rng, 1);
-  for (int d = 0; d < 10000; ++d) {
-    size_t a, b;
-    ap_pick2(table.get(), &rng, &a, &b);
-    ASSERT_EQ(a + b, 1u);
-  }
-}
-
-TEST(Pick2, OneSlotGivesZeroZero) {
+TEST(Pick1, OneSlotGivesZero) {
   auto table = MakeTable({2.5});
   ap_rng rng;
   ap_rng_seed(&rng, 1);
-  size_t a = 9, b = 9;
-  ap_pick2(table.get(), &rng, &a, &b);
-  EXPECT_EQ(a, 0u);
-  EXPECT_EQ(b, 0u);
-  EXPECT_EQ(ap_pick1(table.get(), &rng), 0u);
-  ap_pick2(table.get(), &rng, nullptr, nullptr);
+  for (int d = 0; d < 100; ++d) EXPECT_EQ(ap_pick1(table.get(), &rng), 0u);
 }
 
-TEST(Pick2, NullTableOrRngGivesZeroZero) {
+TEST(Pick1, NullTableOrRngGivesZero) {
   auto table = MakeTable({1, 2, 3});
   ap_rng rng;
   ap_rng_seed(&rng, 1);
-  size_t a = 9, b = 9;
-  ap_pick2(nullptr, &rng, &a, &b);
-  EXPECT_EQ(a + b, 0u);
-  a = b = 9;
-  ap_pick2(table.get(), nullptr, &a, &b);
-  EXPECT_EQ(a + b, 0u);
   EXPECT_EQ(ap_pick1(nullptr, &rng), 0u);
   EXPECT_EQ(ap_pick1(table.get(), nullptr), 0u);
 }
 
-TEST(Pick2, ExtremeWeightsStayDistinctAndInRange) {
-  // A tiny slot next to huge ones: the skip arithmetic must never return
-  // the first slot again or run off the end.
+TEST(Pick1, ExtremeWeightsStayInRangeAndFollowTheHeavySlots) {
+  // Tiny slots next to huge ones: the search must never run off the end,
+  // and the two heavy slots take (almost) every draw, 10:3.
   auto table = MakeTable({1e-12, 1e12, 1e-12, 3e11, 1e-300});
   ap_rng rng;
   ap_rng_seed(&rng, 3);
-  for (int d = 0; d < 100000; ++d) {
-    size_t a, b;
-    ap_pick2(table.get(), &rng, &a, &b);
+  std::vector<double> obs(5, 0);
+  const int draws = 100000;
+  for (int d = 0; d < draws; ++d) {
+    const size_t a = ap_pick1(table.get(), &rng);
     ASSERT_LT(a, 5u);
-    ASSERT_LT(b, 5u);
-    ASSERT_NE(a, b);
+    obs[a]++;
   }
+  EXPECT_EQ(obs[0] + obs[2] + obs[4], 0);
+  // Binomial(100000, 10/13): sd 133; 6 sd is 800.
+  EXPECT_NEAR(obs[1], draws * 10.0 / 13.0, 800);
 }
 
 TEST(PickTable, Accessors) {
@@ -214,55 +146,55 @@ ap_candidate C(double load, double weight, int healthy) {
   return ap_candidate{load, weight, healthy};
 }
 
-TEST(P2C, HealthFirst) {
+TEST(P2CWithoutGenerator, HealthFirst) {
   auto a = C(100, 1, 1), b = C(0, 1, 0);
-  EXPECT_EQ(ap_p2c_choose(&a, &b), 0);
-  EXPECT_EQ(ap_p2c_choose(&b, &a), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&b, &a, nullptr), 1);
 }
 
-TEST(P2C, LoadDividedByWeight) {
+TEST(P2CWithoutGenerator, LoadDividedByWeight) {
   // 3 / 0.5 = 6 > 4 / 1 = 4: b wins although its raw load is higher.
   auto a = C(3, 0.5, 1), b = C(4, 1, 1);
-  EXPECT_EQ(ap_p2c_choose(&a, &b), 1);
-  EXPECT_EQ(ap_p2c_choose(&b, &a), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&b, &a, nullptr), 0);
   // 1 / 0.5 = 2 < 4 / 1: a wins.
   auto c = C(1, 0.5, 1);
-  EXPECT_EQ(ap_p2c_choose(&c, &b), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&c, &b, nullptr), 0);
 }
 
-TEST(P2C, RawLoadWhenWeightsWithin1e4) {
+TEST(P2CWithoutGenerator, RawLoadWhenWeightsWithin1e4) {
   // Weights 1 and 1.00005 differ by 5e-5: compare raw loads, so 10 vs 10
   // is a tie (a), and a lower raw load wins even if its weight is lower.
   auto a = C(10, 1.0, 1), b = C(10, 1.00005, 1);
-  EXPECT_EQ(ap_p2c_choose(&a, &b), 0);
-  EXPECT_EQ(ap_p2c_choose(&b, &a), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&b, &a, nullptr), 0);
   auto c = C(9, 1.0, 1), d = C(9.0002, 1.00005, 1);
-  EXPECT_EQ(ap_p2c_choose(&d, &c), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&d, &c, nullptr), 1);
   // Weights 1 and 1.001 are not within 1e-4: 10/1 > 10/1.001, b wins.
   auto e = C(10, 1.001, 1);
-  EXPECT_EQ(ap_p2c_choose(&a, &e), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &e, nullptr), 1);
 }
 
-TEST(P2C, TiesGoToA) {
+TEST(P2CWithoutGenerator, TiesGoToA) {
   auto a = C(5, 2, 1), b = C(5, 2, 1);
-  EXPECT_EQ(ap_p2c_choose(&a, &b), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), 0);
   auto x = C(0, 1, 0), y = C(0, 1, 0);
-  EXPECT_EQ(ap_p2c_choose(&x, &y), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&x, &y, nullptr), 0);
 }
 
-TEST(P2C, BadCandidatesLose) {
+TEST(P2CWithoutGenerator, BadCandidatesLose) {
   auto good = C(1000, 1, 1), nan_load = C(NAN, 1, 1);
-  EXPECT_EQ(ap_p2c_choose(&nan_load, &good), 1);
-  EXPECT_EQ(ap_p2c_choose(&good, &nan_load), 0);
-  EXPECT_EQ(ap_p2c_choose(nullptr, &good), 1);
-  EXPECT_EQ(ap_p2c_choose(&good, nullptr), 0);
-  EXPECT_EQ(ap_p2c_choose(nullptr, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&nan_load, &good, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&good, &nan_load, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(nullptr, &good, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair(&good, nullptr, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(nullptr, nullptr, nullptr), 0);
   // A non-positive or non-finite weight counts as 1.
   auto zero_w = C(2, 0, 1), one = C(3, 1, 1);
-  EXPECT_EQ(ap_p2c_choose(&zero_w, &one), 0);
+  EXPECT_EQ(ap_p2c_choose_fair(&zero_w, &one, nullptr), 0);
 }
 
-// ---- ap_p2c_choose_fair ----
+// ---- ap_p2c_choose_fair with a generator ----
 
 using Chooser =
     std::function<int(const ap_candidate *, const ap_candidate *, ap_rng *)>;
@@ -271,7 +203,8 @@ using Chooser =
 // (Poisson), each member serves a call in an exponential time of mean
 // latency[j] (1 unless given; so about `in_flight_mean` calls are in flight
 // in all), and the picker draws two slots by weight (independently, or
-// distinct with ap_pick2 when `distinct`) and keeps the one `choose`
+// distinct: the second redrawn until it differs, i.e. by weight among the
+// others, when `distinct`) and keeps the one `choose`
 // prefers, from the calls in flight. Returns each member's share of the
 // calls. Fixed seed: deterministic.
 std::vector<double> QueueShares(const std::vector<double> &w,
@@ -298,12 +231,9 @@ std::vector<double> QueueShares(const std::vector<double> &w,
       done.pop();
     }
     size_t pick = 0, other = 0;
-    if (distinct) {
-      ap_pick2(table.get(), &rng, &pick, &other);
-    } else {
-      pick = ap_pick1(table.get(), &rng);
-      other = ap_pick1(table.get(), &rng);
-    }
+    pick = ap_pick1(table.get(), &rng);
+    other = ap_pick1(table.get(), &rng);
+    while (distinct && other == pick) other = ap_pick1(table.get(), &rng);
     if (other != pick) {
       const ap_candidate a = C(in_flight[pick], w[pick], 1);
       const ap_candidate b = C(in_flight[other], w[other], 1);
@@ -331,7 +261,7 @@ double WorstShareError(const std::vector<double> &w,
 const Chooser kFair = ap_p2c_choose_fair;
 const Chooser kLoadPerWeight = [](const ap_candidate *a,
                                   const ap_candidate *b, ap_rng *) {
-  return ap_p2c_choose(a, b);
+  return ap_p2c_choose_fair(a, b, nullptr);
 };
 
 // A window's edge members carry fractional weights. The calls each member
@@ -372,9 +302,9 @@ TEST(FairP2C, HealthFirstAndNullFallsBack) {
   auto sick = C(0, 1, 0), busy = C(50, 0.5, 1);
   EXPECT_EQ(ap_p2c_choose_fair(&sick, &busy, &rng), 1);
   EXPECT_EQ(ap_p2c_choose_fair(&busy, &sick, &rng), 0);
-  // Without a generator: the deterministic comparison.
+  // Without a generator: the deterministic comparison (3 / 0.5 > 4 / 1).
   auto a = C(3, 0.5, 1), b = C(4, 1, 1);
-  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), ap_p2c_choose(&a, &b));
+  EXPECT_EQ(ap_p2c_choose_fair(&a, &b, nullptr), 1);
   EXPECT_EQ(ap_p2c_choose_fair(nullptr, &b, &rng), 1);
   EXPECT_EQ(ap_p2c_choose_fair(&a, nullptr, &rng), 0);
 }

@@ -97,9 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ap_rng rng;
     ap_rng_seed(&rng, params.random_seed);
     for (int d = 0; d < 16; ++d) {
-      size_t a = 0, b = 0;
-      ap_pick2(table, &rng, &a, &b);
-      FUZZ_CHECK(a < slots && b < slots && (slots == 1 || a != b), "pick2 %zu %zu", a, b);
       /* The picker's path: two independent draws, the fair comparison over
        * the fuzzed weights with loads from the generator (0..127 calls). */
       const size_t x = ap_pick1(table, &rng), y = ap_pick1(table, &rng);

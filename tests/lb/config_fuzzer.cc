@@ -15,7 +15,7 @@
 #include "policy/core/ap_number.h"
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_ring.h"
-#include "policy/lb/lb_config.h"
+#include "policy/lb/config/config.h"
 #include "src/core/lib/json/json.h"
 
 extern "C" {

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "aperture.h"
-#include "policy/lb/lb_config.h"
-#include "policy/lb/lb_coordinate.h"
+#include "policy/lb/config/config.h"
+#include "policy/lb/coordinate/coordinate.h"
 #include "src/core/lib/config/core_configuration.h"
 #include "src/core/lib/json/json.h"
 #include "tests/lb/lb_test_util.h"
@@ -59,10 +59,10 @@ void ExpectDefaults(const aperture_lb::ApertureSettings& s) {
   EXPECT_EQ(s.removal_grace_ms, 0u);
   EXPECT_EQ(s.update_coalesce_ms, 0u);
   EXPECT_EQ(s.reresolution_interval_ms, 0u);
-  EXPECT_EQ(s.peer_target, "");
-  EXPECT_EQ(s.peer_self, "");
-  EXPECT_FALSE(s.has_peer_refresh_ms);
-  EXPECT_EQ(s.peer_refresh_ms, 30000u);
+  EXPECT_EQ(s.peers.target, "");
+  EXPECT_EQ(s.peers.self, "");
+  EXPECT_FALSE(s.peers.has_refresh_ms);
+  EXPECT_EQ(s.peers.refresh_ms, 30000u);
 }
 
 // Every field a config can give is read back as written; absent fields
@@ -99,10 +99,10 @@ TEST(ApertureConfig, ValidConfigsParse) {
   EXPECT_EQ(s->removal_grace_ms, 1500u);
   EXPECT_EQ(s->update_coalesce_ms, 250u);
   EXPECT_EQ(s->reresolution_interval_ms, 30000u);
-  EXPECT_EQ(s->peer_target, "dns:///clients.svc:80");
-  EXPECT_EQ(s->peer_self, "10.1.2.3:7001");
-  EXPECT_TRUE(s->has_peer_refresh_ms);
-  EXPECT_EQ(s->peer_refresh_ms, 5000u);
+  EXPECT_EQ(s->peers.target, "dns:///clients.svc:80");
+  EXPECT_EQ(s->peers.self, "10.1.2.3:7001");
+  EXPECT_TRUE(s->peers.has_refresh_ms);
+  EXPECT_EQ(s->peers.refresh_ms, 5000u);
   EXPECT_EQ(s->affinity.mode, AP_AFFINITY_STICKY);
   EXPECT_STREQ(s->affinity.header, "x-session");
   EXPECT_EQ(s->affinity.max_sessions, 500u);

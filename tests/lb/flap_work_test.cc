@@ -10,7 +10,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 #include <gtest/gtest.h>
 
-#include "policy/lb/lb_state.h"
+#include "policy/lb/test_hooks.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {

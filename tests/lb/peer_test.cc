@@ -15,8 +15,9 @@
 #include "interop/fleet/dns_stub.h"
 #include "policy/core/ap_order.h"
 #include "policy/core/ap_stable.h"
-#include "policy/lb/lb_peer_self.h"
-#include "policy/lb/lb_peer_watcher.h"
+#include "policy/lb/coordinate/peer_self.h"
+#include "policy/lb/coordinate/peer_watcher.h"
+#include "policy/lb/test_hooks.h"
 #include "tests/core/test_util.h"
 #include "tests/lb/lb_test_util.h"
 

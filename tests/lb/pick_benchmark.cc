@@ -11,7 +11,7 @@
 
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_rng.h"
-#include "policy/lb/lb_picker.h"
+#include "policy/lb/picker/picker.h"
 #include "tests/lb/picker_fakes.h"
 
 namespace {

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "policy/core/ap_pick.h"
-#include "policy/lb/lb_picker.h"
+#include "policy/lb/picker/picker.h"
 #include "tests/lb/picker_fakes.h"
 
 namespace {

@@ -10,9 +10,12 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/lb/lb_endpoint.h"
-#include "policy/lb/lb_ring_snapshot.h"
-#include "policy/lb/lb_state.h"
+#include "policy/lb/endpoints/aperture_census.h"
+#include "policy/lb/endpoints/endpoint.h"
+#include "policy/lb/ring/ring_snapshot.h"
+#include "policy/lb/state/published_state.h"
+#include "policy/lb/state/state_publisher.h"
+#include "policy/lb/test_hooks.h"
 
 namespace aperture_lb {
 namespace {
@@ -141,11 +144,11 @@ TEST(PublishWork, UsableMaskIsFilledOncePerRing) {
   ASSERT_NE(ring, nullptr);
   UsableMask mask;
   mask.Reset(*ring);
-  EXPECT_EQ(mask.writes(), kEndpoints);
+  EXPECT_EQ(UsableMaskWrites(mask), kEndpoints);
   EndpointMap none;
   const uint8_t* usable = nullptr;
   for (int i = 0; i < 100; ++i) usable = mask.Mark(*ring, none);
-  EXPECT_EQ(mask.writes(), kEndpoints);
+  EXPECT_EQ(UsableMaskWrites(mask), kEndpoints);
   for (size_t i = 0; i < ring->size(); ++i) {
     ASSERT_EQ(usable[i], ring->draining(i) ? 0 : 1) << i;
   }

@@ -15,7 +15,7 @@
 
 #include "policy/core/ap_order.h"
 #include "policy/core/ap_stable.h"
-#include "policy/lb/lb_ring_snapshot.h"
+#include "policy/lb/ring/ring_snapshot.h"
 
 namespace aperture_lb {
 namespace {

@@ -10,8 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/lb/lb_ring_snapshot.h"
-#include "policy/lb/lb_state.h"
+#include "policy/lb/ring/ring_snapshot.h"
+#include "policy/lb/state/published_state.h"
+#include "policy/lb/state/state_publisher.h"
 #include "policy/registry/ap_registry.h"
 
 namespace aperture_lb {

@@ -22,10 +22,12 @@
 #include <benchmark/benchmark.h>
 
 #include "policy/core/ap_aperture.h"
-#include "policy/lb/lb_endpoint.h"
-#include "policy/lb/lb_membership.h"
-#include "policy/lb/lb_ring_snapshot.h"
-#include "policy/lb/lb_state.h"
+#include "policy/lb/endpoints/aperture_census.h"
+#include "policy/lb/endpoints/endpoint.h"
+#include "policy/lb/ring/membership.h"
+#include "policy/lb/ring/ring_snapshot.h"
+#include "policy/lb/state/published_state.h"
+#include "policy/lb/state/state_publisher.h"
 
 namespace aperture_lb {
 namespace {

@@ -62,6 +62,7 @@ TEST(DebTest, ControlFileNamesTheLibrariesItNeedsAndDescribesThePackage) {
   EXPECT_GT(atoi(Field("Installed-Size").c_str()), 0);
   EXPECT_EQ("libs", Field("Section"));
   EXPECT_EQ("optional", Field("Priority"));
+  EXPECT_EQ("python3-protobuf", Field("Suggests"));  // for the Python module's status()
   std::string depends = Field("Depends");
   EXPECT_NE(std::string::npos, depends.find("libgrpc29 (>= 1.51")) << depends;
   EXPECT_NE(std::string::npos, depends.find("libprotobuf-c1")) << depends;
@@ -74,7 +75,10 @@ TEST(DebTest, ControlFileNamesTheLibrariesItNeedsAndDescribesThePackage) {
   for (const std::string &f :
        {"./usr/lib/" + multiarch + "/libaperture.so", std::string("./usr/include/aperture.h"),
         "./usr/lib/" + multiarch + "/pkgconfig/aperture.pc", std::string("./usr/bin/aperturectl"),
-        std::string("./usr/share/aperture/proto/aperture/v1/status.proto")}) {
+        std::string("./usr/share/aperture/proto/aperture/v1/status.proto"),
+        std::string("./usr/lib/python3/dist-packages/aperture/__init__.py"),
+        std::string("./usr/lib/python3/dist-packages/aperture/_library.py"),
+        std::string("./usr/lib/python3/dist-packages/aperture/v1/status_pb2.py")}) {
     EXPECT_NE(std::string::npos, files.find(" " + f + "\n")) << f << " missing:\n" << files;
   }
   std::istringstream lines(files);

@@ -1,0 +1,86 @@
+// The "aperture" LB policy config: parsing and validation of the JSON object
+// under {"aperture": {...}} in a service config's loadBalancingConfig.
+#ifndef APERTURE_LB_CONFIG_CONFIG_H
+#define APERTURE_LB_CONFIG_CONFIG_H
+
+#include <stdint.h>
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+#include "policy/core/ap_aperture.h"
+#include "policy/core/ap_membership.h"
+#include "policy/lb/affinity/affinity_settings.h"
+#include "policy/lb/coordinate/coordinate.h"
+#include "policy/lb/coordinate/peer_settings.h"
+#include "src/core/lib/json/json.h"
+#include "src/core/lib/load_balancing/lb_policy.h"
+
+namespace aperture_lb {
+
+constexpr absl::string_view kPolicyName = "aperture";
+constexpr uint32_t kDefaultChoiceCount = 2;
+constexpr uint32_t kMaxChoiceCount = 10;
+// Below this a periodic re-resolution would flood the resolver.
+constexpr uint64_t kMinReresolutionIntervalMs = 100;
+
+// Every field is optional; has_* says whether the config gave it.
+struct ApertureSettings {
+  // smooth: even load like continuous, and no width jumps, so a change in
+  // the number of endpoints never reconnects every client at once (README,
+  // "smooth vs continuous", also where it churns a little more).
+  ap_mode mode = AP_MODE_SMOOTH;
+  uint32_t min_aperture = AP_DEFAULT_MIN_APERTURE;
+  bool has_coordinate = false;  // peerIndex and peerCount come together
+  uint32_t peer_index = 0;
+  uint32_t peer_count = 0;
+  uint32_t choice_count = kDefaultChoiceCount;
+  std::map<std::string, double> weights;  // "host:port" -> weight > 0
+  bool eager_connect = false;
+  bool has_min_ready = false;  // default: the logical aperture
+  uint32_t min_ready = 0;
+  bool has_random_seed = false;  // default: one random seed per process
+  uint64_t random_seed = 0;
+  AffinitySettings affinity = DefaultAffinitySettings();  // lb_affinity_config.h
+  // Debounced membership (lb_membership.h): how long an address that left
+  // the resolver's list keeps its ring slot (draining, not pickable), and
+  // the window in which updates after a ring rebuild are coalesced.
+  uint64_t removal_grace_ms = 0;
+  uint64_t update_coalesce_ms = 0;
+  // How often to ask the resolver again (0: only on failures, gRPC's
+  // default). gRPC's DNS resolver never polls, and aperture's clients must
+  // agree on the membership, so DNS-fed fleets set this.
+  uint64_t reresolution_interval_ms = 0;
+  // Peer discovery: peerTarget, peerSelf, peerRefreshMs (peer_settings.h).
+  PeerConfig peers;
+};
+
+// Validates `json` (the value of the "aperture" key). Unknown fields are
+// ignored, as gRPC does for its own policies. On error the status message
+// names every bad field, e.g.
+//   errors validating aperture LB policy config: [field:minAperture error:...]
+// The config's own coordinate (peerIndex/peerCount), for ResolveCoordinate.
+inline StaticCoordinate ConfigCoordinate(const ApertureSettings& s) {
+  return StaticCoordinate{s.has_coordinate, s.peer_index, s.peer_count};
+}
+
+absl::StatusOr<ApertureSettings> ParseApertureSettings(
+    const grpc_core::Json& json);
+
+class ApertureLbConfig : public grpc_core::LoadBalancingPolicy::Config {
+ public:
+  explicit ApertureLbConfig(ApertureSettings settings)
+      : settings_(std::move(settings)) {}
+  absl::string_view name() const override { return kPolicyName; }
+  const ApertureSettings& settings() const { return settings_; }
+
+ private:
+  ApertureSettings settings_;
+};
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_CONFIG_CONFIG_H

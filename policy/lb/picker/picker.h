@@ -1,0 +1,69 @@
+// The aperture picker: an immutable snapshot of the READY members of the
+// aperture. Pick() draws candidates with the core's pick table, keeps the
+// least loaded (P2C, fair to fractional pick weights) and attaches a call
+// tracker allocated from the call's arena (call_tracker.h). A balanced pick
+// takes no lock and allocates nothing; a call that carries a sticky-affinity
+// key takes one short shard lock of the session table (affinity_router.h).
+#ifndef APERTURE_LB_PICKER_PICKER_H
+#define APERTURE_LB_PICKER_PICKER_H
+
+#include <stdint.h>
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "policy/core/ap_pick.h"
+#include "policy/lb/affinity/affinity_router.h"
+#include "policy/lb/core_ptr.h"
+#include "policy/lb/picker/endpoint_counters.h"
+#include "src/core/lib/gprpp/ref_counted.h"
+#include "src/core/lib/gprpp/ref_counted_ptr.h"
+#include "src/core/lib/load_balancing/lb_policy.h"
+#include "src/core/lib/load_balancing/subchannel_interface.h"
+
+namespace aperture_lb {
+
+class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
+ public:
+  struct Slot {
+    grpc_core::RefCountedPtr<grpc_core::SubchannelInterface> subchannel;
+    grpc_core::RefCountedPtr<EndpointCounters> counters;
+    double weight;  // the member's pick weight, > 0
+  };
+
+  // `table` has one slot per entry of `slots`, same order. `affinity` (may
+  // be null) routes calls that carry an affinity key.
+  AperturePicker(std::vector<Slot> slots, PickTablePtr table,
+                 uint32_t choice_count,
+                 std::unique_ptr<AffinityRouter> affinity = nullptr);
+
+  // Builds the pick table from the slots' weights; an error names why the
+  // table could not be built.
+  static absl::StatusOr<std::unique_ptr<AperturePicker>> Create(
+      std::vector<Slot> slots, uint32_t choice_count,
+      std::unique_ptr<AffinityRouter> affinity);
+
+  grpc_core::LoadBalancingPolicy::PickResult Pick(
+      grpc_core::LoadBalancingPolicy::PickArgs args) override;
+
+ private:
+  // The normal pick: choiceCount independent weighted draws, the least
+  // loaded wins by ap_p2c_choose_fair (P2C).
+  size_t ChooseBalanced() const;
+  // The slot's outstanding calls and weight, as the core compares them.
+  ap_candidate Candidate(size_t slot) const;
+  static size_t ChooseBalancedThunk(void* self) {
+    return static_cast<const AperturePicker*>(self)->ChooseBalanced();
+  }
+
+  const std::vector<Slot> slots_;
+  const PickTablePtr table_;
+  const uint32_t choice_count_;
+  const std::unique_ptr<AffinityRouter> affinity_;
+};
+
+}  // namespace aperture_lb
+
+#endif  // APERTURE_LB_PICKER_PICKER_H

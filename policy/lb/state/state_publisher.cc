@@ -1,0 +1,118 @@
+#include "policy/lb/state/state_publisher.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <atomic>
+#include <utility>
+
+#include "policy/lb/test_hooks.h"
+
+namespace aperture_lb {
+namespace {
+
+std::atomic<uint64_t> g_publishes{0};
+std::atomic<uint64_t> g_published_entries{0};
+
+}  // namespace
+
+PublishWork PublishWorkSoFar() {
+  return PublishWork{g_publishes.load(), g_published_entries.load()};
+}
+
+void StatePublisher::Publish(std::shared_ptr<const PublishedState> state) {
+  g_publishes.fetch_add(1, std::memory_order_relaxed);
+  if (state != nullptr) {
+    g_published_entries.fetch_add(state->live.size(),
+                                  std::memory_order_relaxed);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    state_.swap(state);
+  }
+  // `state` now holds the previous one: released here, outside the lock.
+}
+
+int StatePublisher::Snapshot(ap_ring_state* out) {
+  // The filter first: a channel the request does not ask for copies nothing.
+  if (!ap_snapshot_query_matches(out->query, target_.c_str())) return AP_SNAPSHOT_SKIP;
+  std::shared_ptr<const PublishedState> state;
+  {
+    absl::MutexLock lock(&mu_);
+    state = state_;
+  }
+  PublishedState empty;
+  const PublishedState& s = state != nullptr ? *state : empty;
+  out->target = strdup(target_.c_str());
+  out->mode = strdup(s.mode.c_str());
+  out->coordinate_source = s.coordinate_source;
+  out->last_status = strdup(s.last_status.c_str());
+  out->peer_target = strdup(s.peer_target.c_str());
+  if (out->target == nullptr || out->mode == nullptr ||
+      out->last_status == nullptr || out->peer_target == nullptr) {
+    ap_ring_state_clear(out);
+    return AP_ENOMEM;
+  }
+  out->peer_index = s.peer_index;
+  out->peer_count = s.peer_count;
+  snprintf(out->peer_fingerprint, sizeof(out->peer_fingerprint), "%s",
+           s.peer_fingerprint.c_str());
+  out->coordinate_changes = s.coordinate_changes;
+  out->offset = s.offset;
+  out->width = s.width;
+  out->min_aperture = s.min_aperture;
+  out->logical_aperture = s.logical_aperture;
+  out->physical_aperture = s.physical_aperture;
+  out->widened = s.widened;
+  out->draining = s.draining;
+  snprintf(out->fingerprint, sizeof(out->fingerprint), "%s",
+           s.fingerprint.c_str());
+  out->resolver_updates = counters_.resolver_updates.load();
+  out->rebuilds = counters_.rebuilds.load();
+  out->subchannels_created = counters_.subchannels_created.load();
+  out->subchannels_destroyed = counters_.subchannels_destroyed.load();
+  out->widenings = counters_.widenings.load();
+  out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
+  // Only the page the request asks for is copied.
+  size_t first = 0, count = 0;
+  ap_snapshot_query_page(out->query, s.endpoint_count(), &first, &count);
+  out->endpoint_count = s.endpoint_count();
+  out->first_endpoint = first;
+  out->copied_endpoints = 0;
+  out->endpoints = nullptr;
+  if (count > 0) {
+    out->endpoints = static_cast<ap_endpoint_state*>(
+        calloc(count, sizeof(ap_endpoint_state)));
+    if (out->endpoints == nullptr) {
+      ap_ring_state_clear(out);
+      return AP_ENOMEM;
+    }
+    out->copied_endpoints = count;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const PublishedEndpoint e = s.endpoint(first + i);
+    ap_endpoint_state* o = &out->endpoints[i];
+    o->address = strdup(e.address.c_str());
+    if (o->address == nullptr) {
+      ap_ring_state_clear(out);
+      return AP_ENOMEM;
+    }
+    o->ring_index = e.ring_index;
+    o->endpoint_weight = e.endpoint_weight;
+    o->intersection = e.intersection;
+    o->pick_weight = e.pick_weight;
+    o->in_aperture = e.in_aperture ? 1 : 0;
+    o->widened = e.widened ? 1 : 0;
+    o->draining = e.draining ? 1 : 0;
+    o->connectivity = e.connectivity;
+    if (e.counters != nullptr) {
+      int64_t outstanding = e.counters->outstanding.load();
+      o->outstanding = outstanding > 0 ? static_cast<uint64_t>(outstanding) : 0;
+      o->picks = e.counters->picks.load();
+      o->failures = e.counters->failures.load();
+    }
+  }
+  return AP_OK;
+}
+
+}  // namespace aperture_lb
