@@ -18,6 +18,7 @@
 #include "grpc/testing/messages.pb-c.h"
 #include "interop/common/unary_call.h"
 #include "tests/interop/fleet_helper.h"
+#include "tests/interop/fleet_oracle.h"
 
 namespace {
 
@@ -316,6 +317,10 @@ TEST(ApertureFleetChurnGridTest, SessionsChangedAreThoseTheCorePredictsAndSmooth
   }
   EXPECT_LT(io_json_get_number(io_json_get(smooth, "removal"), "changed_share", 9),
             io_json_get_number(io_json_get(cont, "removal"), "changed_share", 0));
+  // The prediction above is the core's; the oracle computes the same
+  // changes from the definitions alone.
+  fleet_oracle::ExpectChurnRowAsTheOracleSays(cont);
+  fleet_oracle::ExpectChurnRowAsTheOracleSays(smooth);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include "interop/common/sessions.h"
 #include "policy/core/ap_order.h"
 #include "policy/core/ap_stable.h"
+#include "tests/interop/fleet_oracle.h"
 
 namespace {
 
@@ -100,6 +102,56 @@ TEST(ChurnModelTest, RemovalAndAdditionOfEveryServerMatchTheSimulator) {
       io_sessions_free(&full);
     }
   }
+}
+
+// The model against the independent oracle (fleet_oracle.h: windows and
+// sessions from the definitions, no core code but the order's hash) at the
+// fleet tests' points and every removal and addition position, so the
+// real-process tests' predictions are checked by something other than the
+// core they come from.
+TEST(ChurnModelTest, ContinuousSmoothAndMeshChangesAreTheOraclesAtEveryPosition) {
+  const Point points[] = {{12, 4, 3}, {13, 7, 3}, {16, 8, 2}, {9, 5, 12}, {6, 3, 2}};
+  const std::pair<ap_mode, oracle::Mode> modes[] = {{AP_MODE_CONTINUOUS, oracle::Mode::kContinuous},
+                                                    {AP_MODE_SMOOTH, oracle::Mode::kSmooth},
+                                                    {AP_MODE_MESH, oracle::Mode::kMesh}};
+  int compared = 0;
+  for (const Point &pt : points) {
+    for (const auto &mode : modes) {
+      SCOPED_TRACE(std::string(ap_mode_name(mode.first)) + " at " + std::to_string(pt.servers) +
+                   ":" + std::to_string(pt.clients) + ":" + std::to_string(pt.min_aperture));
+      churn_model_fleet fleet = {mode.first, pt.clients, pt.min_aperture, nullptr};
+      std::vector<std::string> all = Addresses(pt.servers), hosts;
+      for (uint32_t i = 0; i < pt.servers; i++) hosts.push_back(fleet_oracle::ServerHost(i));
+      std::vector<const char *> all_p = Pointers(all);
+      for (uint32_t x = 0; x < pt.servers; x++) {
+        std::vector<const char *> rest;
+        std::vector<std::string> rest_hosts;
+        for (uint32_t i = 0; i < pt.servers; i++) {
+          if (i == x) continue;
+          rest.push_back(all_p[i]);
+          rest_hosts.push_back(hosts[i]);
+        }
+        churn_model_change rem, add;
+        ap_error err;
+        ASSERT_EQ(AP_OK, io_churn_model_diff(&fleet, all_p.data(), all_p.size(), rest.data(),
+                                             rest.size(), &rem, &err));
+        ASSERT_EQ(AP_OK, io_churn_model_diff(&fleet, rest.data(), rest.size(), all_p.data(),
+                                             all_p.size(), &add, &err));
+        const oracle::SessionChange want_rem =
+            fleet_oracle::ServerChange(mode.second, hosts, rest_hosts, pt.clients, pt.min_aperture);
+        const oracle::SessionChange want_add =
+            fleet_oracle::ServerChange(mode.second, rest_hosts, hosts, pt.clients, pt.min_aperture);
+        EXPECT_EQ(want_rem.sessions_before, rem.sessions_before) << "removing " << all[x];
+        EXPECT_EQ(want_rem.sessions_after, rem.sessions_after) << "removing " << all[x];
+        EXPECT_EQ(want_rem.changed, rem.changed) << "removing " << all[x];
+        EXPECT_EQ(want_rem.optimum, rem.optimum) << "removing " << all[x];
+        EXPECT_EQ(want_add.changed, add.changed) << "adding " << all[x];
+        EXPECT_EQ(want_add.optimum, add.optimum) << "adding " << all[x];
+        compared++;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 3 * (12 + 13 + 16 + 9 + 6));
 }
 
 TEST(ChurnModelTest, MeshHoldsEveryServerFromEveryClient) {

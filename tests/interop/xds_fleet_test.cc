@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/interop/fleet_helper.h"
+#include "tests/interop/fleet_oracle.h"
 
 namespace {
 
@@ -46,6 +47,7 @@ TEST(XdsFleetTest, EdsRemovalAndAdditionChangeTheSessionsTheCorePredicts) {
                 io_json_get_number(st, "optimum", -2));
       EXPECT_GE(io_json_get_number(st, "changed", 0), io_json_get_number(st, "optimum", 1));
     }
+    fleet_oracle::ExpectChurnRowAsTheOracleSays(row);  // the definitions' count too
   }
 }
 

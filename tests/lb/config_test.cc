@@ -1,12 +1,16 @@
 // Config validation, coordinate sources and the registration API.
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "aperture.h"
+#include "policy/lb/config/config.h"
 #include "policy/lb/coordinate/coordinate.h"
 #include "src/core/lib/config/core_configuration.h"
 #include "src/core/lib/json/json.h"
@@ -23,16 +27,103 @@ void ExpectFieldError(const std::string& json, const std::string& field) {
       << json << " -> " << s.message();
 }
 
+// Parses an aperture config through gRPC's registry, as a channel's service
+// config is, and returns the settings the policy is built with.
+absl::StatusOr<aperture_lb::ApertureSettings> SettingsThroughRegistry(
+    const std::string& aperture_json) {
+  auto json = grpc_core::Json::Parse("[{\"aperture\":" + aperture_json + "}]");
+  if (!json.ok()) return json.status();
+  auto config =
+      grpc_core::CoreConfiguration::Get().lb_policy_registry().ParseLoadBalancingConfig(*json);
+  if (!config.ok()) return config.status();
+  if ((*config)->name() != aperture_lb::kPolicyName)
+    return absl::InternalError("the registry returned another policy's config");
+  return static_cast<const aperture_lb::ApertureLbConfig&>(**config).settings();
+}
+
+// The defaults lb_config.h and ap_affinity.h document.
+void ExpectDefaults(const aperture_lb::ApertureSettings& s) {
+  EXPECT_EQ(s.mode, AP_MODE_SMOOTH);
+  EXPECT_EQ(s.min_aperture, 12u);
+  EXPECT_FALSE(s.has_coordinate);
+  EXPECT_EQ(s.choice_count, 2u);
+  EXPECT_TRUE(s.weights.empty());
+  EXPECT_FALSE(s.eager_connect);
+  EXPECT_FALSE(s.has_min_ready);
+  EXPECT_FALSE(s.has_random_seed);
+  EXPECT_EQ(s.affinity.mode, AP_AFFINITY_NONE);
+  EXPECT_STREQ(s.affinity.header, "");
+  EXPECT_EQ(s.affinity.max_sessions, 10000u);
+  EXPECT_EQ(s.affinity.session_idle_ms, 600000u);
+  EXPECT_EQ(s.affinity.hash_vnodes, 100u);
+  EXPECT_EQ(s.removal_grace_ms, 0u);
+  EXPECT_EQ(s.update_coalesce_ms, 0u);
+  EXPECT_EQ(s.reresolution_interval_ms, 0u);
+  EXPECT_EQ(s.peers.target, "");
+  EXPECT_EQ(s.peers.self, "");
+  EXPECT_FALSE(s.peers.has_refresh_ms);
+  EXPECT_EQ(s.peers.refresh_ms, 30000u);
+}
+
+// Every field a config can give is read back as written; absent fields
+// keep their defaults; unknown fields are ignored.
 TEST(ApertureConfig, ValidConfigsParse) {
-  EXPECT_TRUE(ParseThroughRegistry("{}").ok());
-  EXPECT_TRUE(ParseThroughRegistry(
-                  "{\"mode\":\"discrete\",\"minAperture\":3,\"peerIndex\":2,"
-                  "\"peerCount\":7,\"choiceCount\":3,\"eagerConnect\":true,"
-                  "\"minReady\":2,\"randomSeed\":42,"
-                  "\"weights\":{\"10.0.0.1:80\":2.5}}")
-                  .ok());
+  auto d = SettingsThroughRegistry("{}");
+  ASSERT_TRUE(d.ok()) << d.status();
+  ExpectDefaults(*d);
+
+  auto s = SettingsThroughRegistry(
+      "{\"mode\":\"discrete\",\"minAperture\":3,\"peerIndex\":2,\"peerCount\":7,"
+      "\"choiceCount\":3,\"eagerConnect\":true,\"minReady\":2,"
+      // 2^64 - 1: a double would round it to 2^64
+      "\"randomSeed\":18446744073709551615,"
+      "\"weights\":{\"10.0.0.1:80\":2.5,\"10.0.0.2:80\":0.125,\"[::1]:81\":1e3},"
+      "\"removalGraceMs\":1500,\"updateCoalesceMs\":250,\"reresolutionIntervalMs\":30000,"
+      "\"peerTarget\":\"dns:///clients.svc:80\",\"peerSelf\":\"10.1.2.3:7001\","
+      "\"peerRefreshMs\":5000,\"affinity\":\"sticky\",\"affinityHeader\":\"x-session\","
+      "\"maxSessions\":500,\"sessionIdleMs\":60000}");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->mode, AP_MODE_DISCRETE);
+  EXPECT_EQ(s->min_aperture, 3u);
+  EXPECT_TRUE(s->has_coordinate);
+  EXPECT_EQ(s->peer_index, 2u);
+  EXPECT_EQ(s->peer_count, 7u);
+  EXPECT_EQ(s->choice_count, 3u);
+  EXPECT_TRUE(s->eager_connect);
+  EXPECT_TRUE(s->has_min_ready);
+  EXPECT_EQ(s->min_ready, 2u);
+  EXPECT_TRUE(s->has_random_seed);
+  EXPECT_EQ(s->random_seed, UINT64_MAX);
+  EXPECT_EQ(s->weights, (std::map<std::string, double>{
+                            {"10.0.0.1:80", 2.5}, {"10.0.0.2:80", 0.125}, {"[::1]:81", 1000}}));
+  EXPECT_EQ(s->removal_grace_ms, 1500u);
+  EXPECT_EQ(s->update_coalesce_ms, 250u);
+  EXPECT_EQ(s->reresolution_interval_ms, 30000u);
+  EXPECT_EQ(s->peers.target, "dns:///clients.svc:80");
+  EXPECT_EQ(s->peers.self, "10.1.2.3:7001");
+  EXPECT_TRUE(s->peers.has_refresh_ms);
+  EXPECT_EQ(s->peers.refresh_ms, 5000u);
+  EXPECT_EQ(s->affinity.mode, AP_AFFINITY_STICKY);
+  EXPECT_STREQ(s->affinity.header, "x-session");
+  EXPECT_EQ(s->affinity.max_sessions, 500u);
+  EXPECT_EQ(s->affinity.session_idle_ms, 60000u);
+  EXPECT_EQ(s->affinity.hash_vnodes, 100u);  // not given: the default
+
+  auto h = SettingsThroughRegistry(
+      "{\"mode\":\"stable\",\"eagerConnect\":false,\"affinity\":\"hash\","
+      "\"affinityHeader\":\"x-key\",\"hashVnodes\":37}");
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->mode, AP_MODE_STABLE);
+  EXPECT_FALSE(h->eager_connect);
+  EXPECT_EQ(h->affinity.mode, AP_AFFINITY_HASH);
+  EXPECT_STREQ(h->affinity.header, "x-key");
+  EXPECT_EQ(h->affinity.hash_vnodes, 37u);
+  EXPECT_EQ(h->min_aperture, 12u);
+
   // Unknown fields are ignored, as for gRPC's own policies.
-  EXPECT_TRUE(ParseThroughRegistry("{\"someFutureField\":1}").ok());
+  auto u = SettingsThroughRegistry("{\"someFutureField\":1}");
+  ASSERT_TRUE(u.ok()) << u.status();
+  ExpectDefaults(*u);
 }
 
 // Every mode name parses through the registry, stable included.
@@ -121,23 +212,72 @@ TEST(ApertureConfig, HashPointsOverTheCapAreRejected) {
                   .ok());
 }
 
-// Under a locale whose decimal separator is a comma, "1.5" is still 1.5
-// (strtod would stop at the '.'). The locale is compiled into the test's
-// temporary directory with localedef; without it the test is skipped.
-TEST(ApertureConfig, NumbersParseTheSameUnderEveryLocale) {
+// Sets LC_NUMERIC to a locale whose decimal separator is a comma. When
+// Debian's locale data (package `locales`) is there, de_DE.UTF-8 is
+// compiled into the test's temporary directory (LOCPATH); otherwise every
+// locale the system has (`locale -a`) is tried. Returns false with the
+// reason in *why when there is none. (setlocale, not newlocale: glibc's
+// newlocale leaks its copy of LOCPATH.)
+bool SetCommaDecimalLocale(std::string* why) {
+  auto comma = [] {
+    const struct lconv* lc = localeconv();
+    return lc != nullptr && std::string(lc->decimal_point) == ",";
+  };
   const char* tmp = getenv("TEST_TMPDIR");
-  ASSERT_NE(tmp, nullptr);
-  const std::string dir = std::string(tmp) + "/locales";
-  const std::string cmd = "mkdir -p " + dir + " && localedef -i de_DE -f UTF-8 " + dir +
-                          "/de_DE.UTF-8 >/dev/null 2>&1";
-  if (system(cmd.c_str()) != 0) GTEST_SKIP() << "localedef cannot build de_DE.UTF-8 here";
-  setenv("LOCPATH", dir.c_str(), 1);
-  if (setlocale(LC_NUMERIC, "de_DE.UTF-8") == nullptr)
-    GTEST_SKIP() << "the de_DE.UTF-8 locale does not load";
-  EXPECT_EQ(strtod("1.5", nullptr), 1.0);  // the hazard is real here
-  absl::Status s = ParseThroughRegistry("{\"weights\":{\"10.0.0.1:80\":1.5}}");
+  std::string debian = "Debian's locale data (package locales) is not installed";
+  if (tmp != nullptr && access("/usr/share/i18n/locales/de_DE", R_OK) == 0) {
+    debian = "localedef could not build de_DE.UTF-8 from Debian's locale data";
+    const std::string dir = std::string(tmp) + "/locales";
+    const std::string cmd = "mkdir -p " + dir + " && localedef -i de_DE -f UTF-8 " + dir +
+                            "/de_DE.UTF-8 >/dev/null 2>&1";
+    if (system(cmd.c_str()) == 0) {
+      setenv("LOCPATH", dir.c_str(), 1);
+      if (setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr && comma()) return true;
+      setlocale(LC_NUMERIC, "C");
+      unsetenv("LOCPATH");
+    }
+  }
+  std::string tried;
+  if (FILE* list = popen("locale -a 2>/dev/null", "r")) {
+    char name[256];
+    bool found = false;
+    while (!found && fgets(name, sizeof name, list) != nullptr) {
+      std::string n(name);
+      while (!n.empty() && (n.back() == '\n' || n.back() == '\r')) n.pop_back();
+      if (n.empty()) continue;
+      tried += " " + n;
+      found = setlocale(LC_NUMERIC, n.c_str()) != nullptr && comma();
+      if (!found) setlocale(LC_NUMERIC, "C");
+    }
+    pclose(list);
+    if (found) return true;
+  }
+  *why = "no locale with a decimal comma: " + debian + ", and none of the installed locales (" +
+         tried + " ) has one";
+  return false;
+}
+
+// Under a locale whose decimal separator is a comma, "1.5" is still 1.5
+// (strtod would stop at the '.'): every weight is read back by value.
+TEST(ApertureConfig, NumbersParseTheSameUnderEveryLocale) {
+  std::string why;
+  if (!SetCommaDecimalLocale(&why)) GTEST_SKIP() << why;
+  // The hazard is real here: the C library reads "1.5" as 1 and "1,5" as 1.5.
+  const double naive = strtod("1.5", nullptr), comma_read = strtod("1,5", nullptr);
+  auto s = SettingsThroughRegistry(
+      "{\"minAperture\":7,\"weights\":{\"a:1\":1.5,\"b:1\":0.25,\"c:1\":2.5e-3,"
+      "\"d:1\":1E3,\"e:1\":123456.789}}");
   setlocale(LC_NUMERIC, "C");
-  EXPECT_TRUE(s.ok()) << s.message();
+  unsetenv("LOCPATH");
+  EXPECT_EQ(naive, 1.0);
+  EXPECT_EQ(comma_read, 1.5);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->min_aperture, 7u);
+  EXPECT_EQ(s->weights, (std::map<std::string, double>{{"a:1", 1.5},
+                                                       {"b:1", 0.25},
+                                                       {"c:1", 2.5e-3},
+                                                       {"d:1", 1000},
+                                                       {"e:1", 123456.789}}));
 }
 
 TEST(ApertureConfig, BadConfigFromResolverFailsCallsNamingTheField) {

@@ -136,6 +136,86 @@ std::vector<Member> Aperture(Mode mode, size_t n, uint32_t peer_index,
   return out;
 }
 
+std::vector<Member> WindowMembers(size_t n, double start, double width,
+                                  const std::vector<double>& weights) {
+  std::vector<Member> out;
+  if (n == 0 || !(start >= 0 && start < 1) || !(width > 0 && width <= 1) ||
+      (!weights.empty() && weights.size() != n)) {
+    return out;
+  }
+  for (double w : weights) {
+    if (!(w > 0)) return out;
+  }
+  const std::vector<real> b = Boundaries(n, weights);
+  const Window window{start, width};
+  for (size_t j = 0; j < n; ++j) {
+    real arc = b[j + 1] - b[j];
+    real overlap = window.OverlapWith(b[j], b[j + 1]);
+    if (overlap <= 1e-12L * arc) continue;
+    double intersection = static_cast<double>(overlap / arc);
+    out.push_back({j, intersection, intersection * (weights.empty() ? 1.0 : weights[j])});
+  }
+  return out;
+}
+
+std::vector<std::string> RingOrder(const std::vector<std::string>& addresses,
+                                   uint64_t (*host_hash)(const std::string& host)) {
+  struct Key {
+    uint64_t hash;
+    long port;
+    std::string address;
+  };
+  std::vector<Key> keys;
+  for (const std::string& address : addresses) {
+    size_t colon = address.rfind(':');
+    if (colon == std::string::npos || colon + 1 == address.size()) return {};
+    char* end = nullptr;
+    long port = strtol(address.c_str() + colon + 1, &end, 10);
+    if (*end != '\0' || port < 1 || port > 65535) return {};
+    keys.push_back({host_hash(address.substr(0, colon)), port, address});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.hash != y.hash) return x.hash < y.hash;
+    return x.port != y.port ? x.port < y.port : x.address < y.address;
+  });
+  std::vector<std::string> out;
+  for (const Key& k : keys) out.push_back(k.address);
+  return out;
+}
+
+std::set<std::string> MemberAddresses(Mode mode, const std::vector<std::string>& ring,
+                                      uint32_t peer_index, uint32_t peer_count,
+                                      uint32_t min_aperture) {
+  std::set<std::string> out;
+  for (const Member& m : Aperture(mode, ring.size(), peer_index, peer_count, min_aperture)) {
+    out.insert(ring[m.ring_index]);
+  }
+  return out;
+}
+
+SessionChange EndpointChange(Mode mode, const std::vector<std::string>& before_ring,
+                             const std::vector<std::string>& after_ring,
+                             uint32_t clients, uint32_t min_aperture) {
+  SessionChange out;
+  const std::set<std::string> before_all(before_ring.begin(), before_ring.end());
+  const std::set<std::string> after_all(after_ring.begin(), after_ring.end());
+  for (uint32_t c = 0; c < clients; ++c) {
+    std::set<std::string> b = MemberAddresses(mode, before_ring, c, clients, min_aperture);
+    std::set<std::string> a = MemberAddresses(mode, after_ring, c, clients, min_aperture);
+    out.sessions_before += static_cast<long>(b.size());
+    out.sessions_after += static_cast<long>(a.size());
+    for (const std::string& x : b) {
+      if (a.count(x) == 0) out.changed++;
+      if (after_all.count(x) == 0) out.optimum++;
+    }
+    for (const std::string& x : a) {
+      if (b.count(x) == 0) out.changed++;
+      if (before_all.count(x) == 0) out.optimum++;
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> RingOrderOneHost(
     const std::vector<std::string>& addresses) {
   struct Key {

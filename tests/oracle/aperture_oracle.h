@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,43 @@ std::vector<Member> Aperture(Mode mode, size_t n, uint32_t peer_index,
 // address has no numeric port.
 std::vector<std::string> RingOrderOneHost(
     const std::vector<std::string>& addresses);
+
+// The members of an explicit continuous window [start, start + width)
+// (mod 1, width in (0, 1]) on the ring of `n` arcs with `weights` (empty:
+// equal): the arcs it overlaps by more than 1e-12 of their width, with
+// intersection = overlap / width and pick weight = intersection * w_j, by
+// ring index. Empty on n == 0, start outside [0, 1), width outside (0, 1]
+// or a weight <= 0.
+std::vector<Member> WindowMembers(size_t n, double start, double width,
+                                  const std::vector<double>& weights = {});
+
+// The ring order of "host:port" addresses on any hosts: by (host_hash(host),
+// port number, whole string), the README's order, with the hash supplied by
+// the caller (it is a fixed function, not ring math; the oracle links no
+// core code). Empty when an address has no numeric port.
+std::vector<std::string> RingOrder(
+    const std::vector<std::string>& addresses,
+    uint64_t (*host_hash)(const std::string& host));
+
+// The addresses in the aperture of client `peer_index` of `peer_count` on
+// `ring` (addresses in ring order, equal weights).
+std::set<std::string> MemberAddresses(Mode mode,
+                                      const std::vector<std::string>& ring,
+                                      uint32_t peer_index, uint32_t peer_count,
+                                      uint32_t min_aperture);
+
+// One change of the endpoint list seen by a fleet of `clients` clients
+// (client c has peer index c) in equal-weight rings; sessions are (client,
+// address) pairs.
+struct SessionChange {
+  long sessions_before = 0;
+  long sessions_after = 0;
+  long changed = 0;  // sessions closed + opened, over all clients
+  long optimum = 0;  // sessions on addresses in only one of the two lists
+};
+SessionChange EndpointChange(Mode mode, const std::vector<std::string>& before_ring,
+                             const std::vector<std::string>& after_ring,
+                             uint32_t clients, uint32_t min_aperture);
 
 // Expected members by address (address -> pick weight) for addresses on one
 // host; `weights` (optional) is keyed by address, default 1.

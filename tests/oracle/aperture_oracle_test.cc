@@ -132,5 +132,49 @@ TEST(ApertureOracle, OneHostOrdersByPortNumber) {
                                                        {"127.0.0.1:30", 1.0}}));
 }
 
+TEST(ApertureOracle, ExplicitWindowWrapsAndWeighsLikeContinuous) {
+  // [0.95, 1.15) on 10 equal arcs: half of arc 9, all of arc 0, half of
+  // arc 1 (the simulator's subset example).
+  ExpectMembers(WindowMembers(10, 0.95, 0.2), {{9, {0.5, 0.5}}, {0, {1, 1}}, {1, {0.5, 0.5}}});
+  // Weights 3, 1: arcs [0, 3/4), [3/4, 1); [1/2, 1) holds a third of arc 0
+  // (pick weight 1/3 * 3 = 1) and all of arc 1.
+  ExpectMembers(WindowMembers(2, 0.5, 0.5, {3, 1}), {{0, {1.0 / 3, 1}}, {1, {1, 1}}});
+  EXPECT_TRUE(WindowMembers(0, 0, 0.5).empty());
+  EXPECT_TRUE(WindowMembers(4, 1.0, 0.5).empty());
+  EXPECT_TRUE(WindowMembers(4, 0, 0).empty());
+  EXPECT_TRUE(WindowMembers(2, 0, 0.5, {1, -1}).empty());
+}
+
+uint64_t TableHash(const std::string& host) { return host == "b" ? 1 : host == "a" ? 2 : 3; }
+
+TEST(ApertureOracle, RingOrderSortsByHostHashThenPortThenString) {
+  EXPECT_EQ(RingOrder({"a:10", "c:1", "b:9", "a:9"}, TableHash),
+            (std::vector<std::string>{"b:9", "a:9", "a:10", "c:1"}));
+  EXPECT_TRUE(RingOrder({"a:10", "b"}, TableHash).empty());
+}
+
+TEST(ApertureOracle, EndpointChangeCountsSessionsByAddress) {
+  // Continuous, C = 2, A = 1. Four equal arcs: width ceil(2/4)/2 = 1/2,
+  // client 0 holds x0, x1 and client 1 x2, x3. Without x1 (three arcs,
+  // width ceil(2/3)/2 = 1/2): client 0's [0, 1/2) holds x0 and a sixth of
+  // x2's arc [1/3, 2/3), client 1 still x2, x3. Client 0 closes x1 and
+  // opens x2: 2 changed, 1 had to (x1's one session).
+  const std::vector<std::string> four = {"x0", "x1", "x2", "x3"}, three = {"x0", "x2", "x3"};
+  SessionChange rem = EndpointChange(Mode::kContinuous, four, three, 2, 1);
+  EXPECT_EQ(rem.sessions_before, 4);
+  EXPECT_EQ(rem.sessions_after, 4);
+  EXPECT_EQ(rem.changed, 2);
+  EXPECT_EQ(rem.optimum, 1);
+  SessionChange add = EndpointChange(Mode::kContinuous, three, four, 2, 1);
+  EXPECT_EQ(add.changed, 2);
+  EXPECT_EQ(add.optimum, 1);
+  // Mesh: only the leaver's two sessions close.
+  SessionChange mesh = EndpointChange(Mode::kMesh, four, three, 2, 1);
+  EXPECT_EQ(mesh.sessions_before, 8);
+  EXPECT_EQ(mesh.sessions_after, 6);
+  EXPECT_EQ(mesh.changed, 2);
+  EXPECT_EQ(mesh.optimum, 2);
+}
+
 }  // namespace
 }  // namespace oracle
