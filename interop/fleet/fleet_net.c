@@ -33,7 +33,7 @@ static proc *loopback_start(const char *host, char *const argv[], const char *lo
 
 const fleet_net_ops io_fleet_net_loopback = {
     "loopback", loopback_server_host, loopback_client_host, loopback_start,
-    &io_fleet_dns_dnsmasq_ops, NULL, NULL,
+    &io_fleet_dns_dnsmasq_ops, NULL, NULL, 0,
 };
 
 /* --- the runner's network --- */
@@ -45,7 +45,8 @@ static const fleet_net_ops *g_net = &io_fleet_net_loopback;
 #define MAX_SLOTS 256
 #define MAX_CLIENT_HOSTS 1024
 typedef struct host_entry {
-  int used;
+  int named;   /* its address was asked for */
+  int used;    /* a process started there */
   char address[FLEET_NET_HOST_LEN];
   pid_t pid; /* the last process started there */
 } host_entry;
@@ -66,7 +67,7 @@ const char *io_fleet_net_name(void) { return g_net->name; }
 int io_fleet_net_server_host(int slot, int own_address, char *out, size_t len) {
   int rc = g_net->server_host(slot, own_address, out, len);
   if (rc == 0 && slot < MAX_SLOTS) {
-    g_servers[slot].used = 1;
+    g_servers[slot].named = 1;
     snprintf(g_servers[slot].address, sizeof(g_servers[slot].address), "%s", out);
   }
   return rc;
@@ -75,7 +76,7 @@ int io_fleet_net_server_host(int slot, int own_address, char *out, size_t len) {
 int io_fleet_net_client_host(int index, char *out, size_t len) {
   int rc = g_net->client_host(index, out, len);
   if (rc == 0 && index < MAX_CLIENT_HOSTS) {
-    g_clients[index].used = 1;
+    g_clients[index].named = 1;
     snprintf(g_clients[index].address, sizeof(g_clients[index].address), "%s", out);
   }
   return rc;
@@ -83,13 +84,20 @@ int io_fleet_net_client_host(int index, char *out, size_t len) {
 
 static int running(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
 
-/* The entry of `host` (a server's or client's address), or NULL. */
+/* The entry of `host` (a server's or client's address), or NULL; where
+ * several slots share an address (loopback servers on 127.0.0.1), the
+ * first with no running process. */
 static host_entry *entry_of(const char *host) {
+  host_entry *busy = NULL;
   for (int i = 0; i < MAX_SLOTS; i++) {
-    if (g_servers[i].used && strcmp(g_servers[i].address, host) == 0) return &g_servers[i];
+    host_entry *e = &g_servers[i];
+    if (!e->named || strcmp(e->address, host) != 0) continue;
+    if (!e->used || !running(e->pid)) return e;
+    if (busy == NULL) busy = e;
   }
+  if (busy != NULL) return busy;
   for (int i = 0; i < MAX_CLIENT_HOSTS; i++) {
-    if (g_clients[i].used && strcmp(g_clients[i].address, host) == 0) return &g_clients[i];
+    if (g_clients[i].named && strcmp(g_clients[i].address, host) == 0) return &g_clients[i];
   }
   return NULL;
 }
@@ -107,8 +115,10 @@ proc *io_fleet_net_start(const char *host, char *const argv[], const char *log) 
   }
   proc *p = g_net->start(host, argv, log);
   host_entry *e = p ? entry_of(host) : NULL;
-  if (e != NULL && !(e >= g_servers && e < g_servers + MAX_SLOTS && strcmp(host, "127.0.0.1") == 0))
+  if (e != NULL) {
+    e->used = 1;
     e->pid = io_proc_pid(p);
+  }
   return p;
 }
 
@@ -141,6 +151,8 @@ int io_fleet_net_dial(const proc *p, const char *ip, int port) {
   }
   return dial_here(ip, port);
 }
+
+int io_fleet_net_own_interfaces(void) { return g_net->own_interfaces; }
 
 int io_fleet_net_direct(void) { return g_net->dial == NULL; }
 

@@ -13,9 +13,9 @@
  * process's own loopback (its status server), close tears them down; no
  * scenario changes.
  * This layer also keeps the hosts a run used (io_fleet_net_hosts, for the
- * report): every server slot whose address was asked for, and every
- * client address, including those it picks for clients started with no
- * address (the lowest client index whose last process has exited). */
+ * report): every server slot and client index where a process started,
+ * including the addresses it picks for clients started with no address
+ * (the lowest client index whose last process has exited). */
 #ifndef APERTURE_INTEROP_FLEET_NET_H
 #define APERTURE_INTEROP_FLEET_NET_H
 
@@ -56,6 +56,10 @@ typedef struct fleet_net_ops {
    * `ip`:`port` (its own loopback: 127.0.0.1); returns the connected
    * socket, or -1. NULL: the runner connects from its own namespace. */
   int (*dial)(const char *host, const char *ip, int port);
+  /* 1: every address is an interface address of its own process's host
+   * (a client finds its own from its interfaces: peerSelf is not needed);
+   * 0: addresses are labels. */
+  int own_interfaces;
 } fleet_net_ops;
 
 /* A host a run used: "s<slot>" or "c<index>" and its address. */
@@ -90,6 +94,9 @@ const fleet_dns_ops *io_fleet_net_dns(void);
  * dial or for a process it did not start. Returns the connected socket
  * (the caller owns it), or -1. */
 int io_fleet_net_dial(const proc *p, const char *ip, int port);
+
+/* The network's own_interfaces (see fleet_net_ops). */
+int io_fleet_net_own_interfaces(void);
 
 /* 1 when the runner reaches the processes' addresses from its own
  * namespace (a network without dial: loopback), else 0. */

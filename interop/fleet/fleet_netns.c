@@ -298,5 +298,5 @@ static const fleet_dns_ops kNetnsDns = {"dnsmasq", netns_dns_start, netns_dns_se
 
 const fleet_net_ops io_fleet_net_netns = {
     "netns", netns_server_host, netns_client_host, netns_start, &kNetnsDns, netns_close,
-    netns_dial,
+    netns_dial, 1,
 };
