@@ -105,7 +105,7 @@ static int try_start(fleet_dnsmasq *d, const char *bin, const char *listen, int 
   snprintf(a_log, sizeof(a_log), "--log-facility=%s", d->log);
   char *argv[] = {(char *)bin, "-k", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
                   a_hosts, a_local, a_port, a_listen, "--bind-interfaces", "--local-ttl=0",
-                  "--no-negcache", "--log-queries", a_log, "--pid-file=", "--user=root", NULL};
+                  "--no-negcache", "--log-queries", a_log, "--pid-file=", "--user=", "--group=", NULL};
   unlink(d->log);
   d->p = launch(argv, d->log);
   if (d->p == NULL) return -1;

@@ -5,10 +5,12 @@
  *   dnsmasq -k --conf-file=/dev/null --no-resolv --no-hosts
  *           --addn-hosts=HOSTS --local=/NAME/ --port=P --listen-address=A
  *           --bind-interfaces --local-ttl=0 --no-negcache --log-queries
- *           --log-facility=LOG --pid-file= --user=root
+ *           --log-facility=LOG --pid-file= --user= --group=
  * (--local makes AAAA an empty NOERROR answer, which gRPC's c-ares
- * resolver needs; --user=root keeps it able to read the hosts file in the
- * runner's private work directory). Queries are counted from its log.
+ * resolver needs; the empty --user and --group keep it from changing user
+ * or group: it can then reread the hosts file in the runner's private work
+ * directory, and it starts inside a user namespace such as Bazel's test
+ * sandbox, where changing group fails). Queries are counted from its log.
  * Every process it starts is an interop/common/proc.h child, so that
  * io_proc_kill_all stops it with the rest of the fleet. */
 #ifndef APERTURE_INTEROP_FLEET_DNSMASQ_H
