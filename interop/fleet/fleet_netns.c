@@ -22,6 +22,11 @@
 #define MAX_CLIENT_NS 2540
 #define MAX_NS (1 + MAX_SERVER_NS + MAX_CLIENT_NS)
 #define BRIDGE_ADDR "198.18.0.1"
+/* A fixed (locally administered) MAC: a bridge without one takes the
+ * lowest of its ports' and changes it as ports join, and a host whose ARP
+ * entry for BRIDGE_ADDR still names the old one has its packets to the
+ * bridge's own address (dnsmasq) dropped until the entry expires. */
+#define BRIDGE_MAC "02:00:c6:12:00:01"
 
 /* Every namespace this run made or began to make, by full path, so that
  * close (async-signal-safe) needs no formatting. Slot 0 is the bridge's,
@@ -177,7 +182,7 @@ int io_fleet_netns_open(char *err, size_t len) {
   }
   const char *args[] = {"-n", g_ns[0].name, "-batch", "-", NULL};
   if (run_ip("link set lo up\n"
-             "link add br0 type bridge\n"
+             "link add br0 address " BRIDGE_MAC " type bridge\n"
              "addr add " BRIDGE_ADDR "/15 dev br0\n"
              "link set br0 up\n",
              args) != 0) {

@@ -8,7 +8,7 @@
  * thread), handed to gRPC as a connected fd.
  *
  * Layout, for runner pid P (names unique per run):
- *   apP-br      bridge br0 = 198.18.0.1/15; dnsmasq listens here
+ *   apP-br      bridge br0 = 198.18.0.1/15, MAC fixed; dnsmasq listens here
  *   apP-s<k>    eth0 = 198.18.0.(10 + k)/15, k < 245 (server slot k)
  *   apP-c<i>    eth0 = 198.18.(1 + i / 254).(1 + i % 254)/15, i < 2540
  * each host's eth0 paired with a port named s<k> or c<i> on br0. A host's

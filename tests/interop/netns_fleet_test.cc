@@ -138,6 +138,19 @@ TEST(NetnsFleetTest, ChurnOnNamespacesWithDnsmasqLeavesNothingBehind) {
     EXPECT_EQ(0, io_json_get_number(run, "failed", -1));
     EXPECT_GT(io_json_get_number(run, "dns_queries", 0), 0);
   }
+  // Every client asked dnsmasq in every mode (one dnsmasq per mode), from
+  // its own address: each namespace reaches the bridge's address throughout.
+  const json_value *hosts = io_json_get(report.get(), "hosts");
+  for (int m = 0; m < 2; m++) {
+    const std::string log = Shell("cat " + dir + "/dnsmasq-*-" + std::to_string(m) + ".log");
+    for (size_t i = 0; i < io_json_size(hosts); i++) {
+      const char *name = io_json_string(io_json_get(io_json_at(hosts, i), "name"));
+      const char *addr = io_json_string(io_json_get(io_json_at(hosts, i), "address"));
+      if (name == nullptr || addr == nullptr || name[0] != 'c') continue;
+      EXPECT_NE(std::string::npos, log.find(std::string("query[A] fleet.test from ") + addr + "\n"))
+          << "mode " << m << ": no query from " << name << " " << addr;
+    }
+  }
   const std::string prefix = Prefix(dir + "/fleet.log");
   ASSERT_FALSE(prefix.empty()) << "the runner named no namespaces";
   EXPECT_EQ(0, Namespaces(prefix)) << Shell("ip netns list");
