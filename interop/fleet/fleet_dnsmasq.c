@@ -17,6 +17,9 @@ struct fleet_dnsmasq {
   char name[256];
   char hosts[4200]; /* the hosts file it reads */
   char log[4200];   /* its --log-facility */
+  long scanned;     /* bytes of the log counted so far (whole lines) */
+  long rereads;     /* "read HOSTS - " lines so far */
+  long queries;     /* "query[A] NAME from" lines so far */
 };
 
 static char g_dir[4096];
@@ -43,23 +46,35 @@ static void sleep_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-/* Occurrences of `needle` in the file at path (0 when unreadable). */
-static long count_in_file(const char *path, const char *needle) {
-  FILE *f = fopen(path, "r");
-  if (f == NULL) return 0;
-  long n = 0;
-  char line[1024];
-  while (fgets(line, sizeof(line), f) != NULL) {
-    if (strstr(line, needle) != NULL) n++;
+/* Counts the log's new whole lines into d->rereads and d->queries, so
+ * that a long run's log is read once, not once per poll. */
+static void scan_log(fleet_dnsmasq *d) {
+  FILE *f = fopen(d->log, "r");
+  if (f == NULL) return;
+  char reread[4300], query[300], line[1024];
+  snprintf(reread, sizeof(reread), "read %s - ", d->hosts);
+  snprintf(query, sizeof(query), "query[A] %s from", d->name);
+  if (fseek(f, d->scanned, SEEK_SET) == 0) {
+    while (fgets(line, sizeof(line), f) != NULL) {
+      size_t n = strlen(line);
+      if (n == 0 || line[n - 1] != '\n') {
+        if (n == sizeof(line) - 1) { /* a long line: count its start, skip the rest */
+          d->scanned += (long)n;
+          continue;
+        }
+        break; /* a line still being written: next time */
+      }
+      d->scanned += (long)n;
+      if (strstr(line, reread) != NULL) d->rereads++;
+      if (strstr(line, query) != NULL) d->queries++;
+    }
   }
   fclose(f);
-  return n;
 }
 
-static long rereads(const fleet_dnsmasq *d) {
-  char needle[4300];
-  snprintf(needle, sizeof(needle), "read %s - ", d->hosts);
-  return count_in_file(d->log, needle);
+static long rereads(fleet_dnsmasq *d) {
+  scan_log(d);
+  return d->rereads;
 }
 
 /* A port free for UDP and TCP on `listen` now; 0 when none was found. */
@@ -107,6 +122,7 @@ static int try_start(fleet_dnsmasq *d, const char *bin, const char *listen, int 
                   a_hosts, a_local, a_port, a_listen, "--bind-interfaces", "--local-ttl=0",
                   "--no-negcache", "--log-queries", a_log, "--pid-file=", "--user=", "--group=", NULL};
   unlink(d->log);
+  d->scanned = d->rereads = d->queries = 0;
   d->p = launch(argv, d->log);
   if (d->p == NULL) return -1;
   for (int t = 0; t < 250; t++) { /* 5 s */
@@ -182,9 +198,8 @@ int io_fleet_dnsmasq_set(fleet_dnsmasq *d, const char *const *hosts, size_t n) {
 
 long io_fleet_dnsmasq_queries(const fleet_dnsmasq *d) {
   if (d == NULL) return 0;
-  char needle[300];
-  snprintf(needle, sizeof(needle), "query[A] %s from", d->name);
-  return count_in_file(d->log, needle);
+  scan_log((fleet_dnsmasq *)d); /* counts only: the log is the state */
+  return d->queries;
 }
 
 void io_fleet_dnsmasq_stop(fleet_dnsmasq *d) {

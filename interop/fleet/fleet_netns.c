@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "interop/fleet/fleet_dnsmasq.h"
@@ -173,7 +174,12 @@ int io_fleet_netns_open(char *err, size_t len) {
     snprintf(err, len, "--network netns needs the ip command (Debian's iproute2)");
     return -1;
   }
-  snprintf(g_prefix, sizeof(g_prefix), "ap%d-", (int)getpid());
+  /* the pid, and a few bits of the clock: pids repeat across pid
+   * namespaces (sandboxes) */
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  snprintf(g_prefix, sizeof(g_prefix), "ap%d-%04lx-", (int)getpid(),
+           (unsigned long)((now.tv_nsec / 1000) & 0xffff));
   g_open = 1;
   if (add_ns(0, "br") != 0) {
     snprintf(err, len, "--network netns: ip netns add %sbr failed (no network namespaces here?)",
