@@ -286,6 +286,22 @@ TEST(NetnsFleetTest, NoDnsScenarioReportsNone) {
   EXPECT_EQ(0, io_json_get_number(report.get(), "dns_queries", -1));
 }
 
+TEST(NetnsFleetTest, NetnsWithoutRootExitsTwoWithTheReason) {
+  // In a new user namespace the runner is not root (its uid is the
+  // overflow uid) while its files stay readable as their owner's.
+  if (access("/usr/bin/unshare", X_OK) != 0 || system("/usr/bin/unshare --user true") != 0)
+    GTEST_SKIP() << "no unshare --user here";
+  const std::string dir = TempDir("netns_not_root");
+  Child fleet("/usr/bin/unshare",
+              {"--user", InteropBinary("fleet"), "--network", "netns", "--scenario", "churn",
+               "--out-dir", dir},
+              dir + "/fleet.log");
+  int status = fleet.Wait(20000);
+  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
+  EXPECT_NE(std::string::npos, ReadFile(dir + "/fleet.log").find("--network netns needs root"))
+      << ReadFile(dir + "/fleet.log");
+}
+
 TEST(NetnsFleetTest, BadNetworkIsAUsageError) {
   const std::string dir = TempDir("bad_network");
   Child fleet(InteropBinary("fleet"), {"--network", "wan", "--out-dir", dir}, dir + "/fleet.log");
