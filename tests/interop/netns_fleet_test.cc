@@ -44,6 +44,12 @@ std::string ReadFile(const std::string &path) {
 std::string NetnsUnavailable() {
   if (geteuid() != 0) return "--network netns needs root";
   if (system("ip netns list >/dev/null 2>&1") != 0) return "no `ip netns` (iproute2) here";
+  // Root may still be unable to make one (a user namespace, a sandbox).
+  const std::string probe = "approbe" + std::to_string(getpid());
+  if (system(("ip netns add " + probe + " >/dev/null 2>&1").c_str()) != 0)
+    return "`ip netns add` fails here";
+  int del = system(("ip netns del " + probe + " >/dev/null 2>&1").c_str());
+  (void)del;
   return "";
 }
 
