@@ -69,13 +69,13 @@ fleet_dns *io_fleet_dns_start(const char *name) {
   fleet_dns *d = calloc(1, sizeof(*d));
   if (d == NULL) return NULL;
   d->ops = ops;
-  g_used_kind = ops->kind;
   snprintf(d->name, sizeof(d->name), "%s", name);
   d->impl = ops->start(name, d->server, sizeof(d->server));
   if (d->impl == NULL) {
     free(d);
     return NULL;
   }
+  g_used_kind = ops->kind;
   return d;
 }
 

@@ -62,7 +62,7 @@ int io_fleet_dns_target(const fleet_dns *d, int port, char *out, size_t len);
 void io_fleet_dns_stop(fleet_dns *d);
 
 /* The kind of the DNS server the runner started (the last one's kind), or
- * NULL when it started none; *queries (if not NULL) gets the A queries of
+ * NULL when none started; *queries (if not NULL) gets the A queries of
  * every stopped server added up. */
 const char *io_fleet_dns_used(long *queries);
 

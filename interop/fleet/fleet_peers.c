@@ -295,7 +295,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   int joiner = pf->c;
   int before[MAX_C] = {0}, after[MAX_C] = {0};
   if (start_servers(pf) != 0) {
-    snprintf(row->error, sizeof(row->error), "the servers or the DNS stub did not start");
+    snprintf(row->error, sizeof(row->error), "the servers or the DNS server did not start");
     row->complete = 0;
     return;
   }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -53,10 +54,7 @@ std::string NetnsUnavailable() {
   return "";
 }
 
-std::string DnsmasqUnavailable() {
-  char path[4096];
-  return io_fleet_dnsmasq_find(path, sizeof(path)) == 0 ? "" : "no dnsmasq (dnsmasq-base) here";
-}
+std::string DnsmasqUnavailable() { return NoDnsmasq(); }
 
 // What the root namespace holds: its links' names, addresses and routes.
 struct RootState {
@@ -306,6 +304,33 @@ TEST(NetnsFleetTest, NetnsWithoutRootExitsTwoWithTheReason) {
   EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
   EXPECT_NE(std::string::npos, ReadFile(dir + "/fleet.log").find("--network netns needs root"))
       << ReadFile(dir + "/fleet.log");
+}
+
+TEST(NetnsFleetTest, DnsScenarioWithoutDnsmasqFailsWithTheReason) {
+  // dnsmasq hidden in a mount namespace of the runner's own (/dev/null
+  // bound over the binary: not executable), so nothing else is affected.
+  if (!NoDnsmasq().empty()) GTEST_SKIP() << NoDnsmasq();
+  if (geteuid() != 0 || system("/usr/bin/unshare -m true >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "needs root and unshare -m";
+  char found[4096];
+  ASSERT_EQ(0, io_fleet_dnsmasq_find(found, sizeof(found)));
+  const std::string path = found, dir = TempDir("no_dnsmasq");
+  const std::string script = "mount --bind /dev/null '" + path + "' && exec env PATH='" +
+                             path.substr(0, path.rfind('/')) + "' '" + InteropBinary("fleet") +
+                             "' --scenario churn --modes round_robin --servers 2 --clients 1"
+                             " --duration-s 1 --out-dir '" + dir + "' --svg '" + dir + "/c.svg'";
+  Child fleet("/usr/bin/unshare", {"-m", "/bin/sh", "-c", script}, dir + "/fleet.log");
+  int status = fleet.Wait(30000);
+  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  const std::string log = ReadFile(dir + "/fleet.log");
+  EXPECT_NE(std::string::npos, log.find("fleet: dnsmasq not found")) << log;
+  Json report = ReadJson(dir + "/report.json");
+  ASSERT_TRUE(report);
+  const json_value *run = FindRun(report.get(), "churn", "round_robin");
+  ASSERT_NE(nullptr, run);
+  EXPECT_EQ(0, io_json_bool(io_json_get(run, "complete"), 1));
+  EXPECT_NE(nullptr, strstr(io_json_string(io_json_get(run, "error")), "DNS server"));
+  EXPECT_STREQ("none", io_json_string(io_json_get(report.get(), "dns")));
 }
 
 TEST(NetnsFleetTest, BadNetworkIsAUsageError) {
