@@ -306,7 +306,8 @@ static void do_work(call_slot *s) {
   io_server_load_add(&st->load, io_delay_queue_now_ns(), cpu);
 }
 
-/* Answers s RESOURCE_EXHAUSTED: its worker's delay queue is full. */
+/* Answers s RESOURCE_EXHAUSTED: its worker's delay queue is full, or the
+ * virtual CPU is more than a minute behind. */
 static void answer_full(call_slot *s) {
   server_state *st = s->w->st;
   atomic_fetch_add(&st->delayed_rejected, 1);
@@ -361,7 +362,12 @@ static void handle_new_call(call_slot *s) {
   int64_t ready = now;
   if (st->work_iterations > 0 && s->method != M_HEALTH && !atomic_load(&st->flush_delayed)) {
     int64_t start;
-    ready = io_server_load_reserve(&st->load, now, st->work_cost_ns, &start);
+    ready = io_server_load_reserve(&st->load, now, st->work_cost_ns,
+                                   RPC_BEHAVIOR_MAX_SLEEP_MS * 1000000LL, &start);
+    if (ready < 0) { /* a minute behind: refuse rather than queue without end */
+      answer_full(s);
+      return;
+    }
     if (start > now) { /* the virtual CPU is busy: the work waits its turn */
       s->work_pending = 1;
       s->answer_due = ready + delay_ns;

@@ -111,12 +111,16 @@ int64_t io_server_load_total_ns(server_load *ld, long *calls) {
 }
 
 int64_t io_server_load_reserve(server_load *ld, int64_t now_ns, int64_t cost_ns,
-                               int64_t *start_ns) {
+                               int64_t max_wait_ns, int64_t *start_ns) {
   if (start_ns) *start_ns = now_ns;
   if (ld == NULL || !(ld->quota > 0) || cost_ns <= 0) return now_ns;
   int64_t hold = (int64_t)((double)cost_ns / ld->quota);
   pthread_mutex_lock(&ld->mu);
   int64_t start = ld->free_at_ns > now_ns ? ld->free_at_ns : now_ns;
+  if (start - now_ns > max_wait_ns) {
+    pthread_mutex_unlock(&ld->mu);
+    return -1;
+  }
   ld->free_at_ns = start + hold;
   pthread_mutex_unlock(&ld->mu);
   if (start_ns) *start_ns = start;

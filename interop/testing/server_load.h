@@ -84,9 +84,10 @@ int64_t io_server_load_total_ns(server_load *ld, long *calls);
 /* Quota: reserves cost_ns of CPU on the virtual CPU for a call arriving at
  * now_ns; sets *start_ns (when its work may run) and returns when its
  * answer may leave (*start_ns + cost_ns / quota). Without a quota both are
- * now_ns. */
+ * now_ns. Returns -1 and reserves nothing when the call would wait more
+ * than max_wait_ns for its turn (the server is that far behind). */
 int64_t io_server_load_reserve(server_load *ld, int64_t now_ns, int64_t cost_ns,
-                               int64_t *start_ns);
+                               int64_t max_wait_ns, int64_t *start_ns);
 
 /* Writes the serialized OrcaLoadReport {cpu_utilization: u} (u clamped to
  * [0, 1]) into out[0..ORCA_CPU_REPORT_LEN): 0x09 then u as a little-endian

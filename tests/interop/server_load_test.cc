@@ -158,10 +158,14 @@ TEST(ServerLoadUnits, UtilizationIsWorkOfTheLastSecondOverTheAllotment) {
   // first come first served.
   ASSERT_EQ(0, io_server_load_init(&ld, 2, 0.5, 0));
   int64_t start = -1;
-  EXPECT_EQ(2000000, io_server_load_reserve(&ld, 0, 1000000, &start));
+  EXPECT_EQ(2000000, io_server_load_reserve(&ld, 0, 1000000, 10000000, &start));
   EXPECT_EQ(0, start);
-  EXPECT_EQ(4000000, io_server_load_reserve(&ld, 500000, 1000000, &start));
+  EXPECT_EQ(4000000, io_server_load_reserve(&ld, 500000, 1000000, 10000000, &start));
   EXPECT_EQ(2000000, start);
+  // 3.5 ms behind with 3 ms allowed: refused, nothing reserved
+  EXPECT_EQ(-1, io_server_load_reserve(&ld, 500000, 1000000, 3000000, &start));
+  EXPECT_EQ(6000000, io_server_load_reserve(&ld, 500000, 1000000, 10000000, &start));
+  EXPECT_EQ(4000000, start);
   io_server_load_destroy(&ld);
   EXPECT_EQ(0u, io_server_work_iterations(0, 1, 100));
   EXPECT_EQ(200000u, io_server_work_iterations(1000, 0.5, 100));
