@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -213,9 +214,11 @@ TEST_F(ServerLoadTest, NoWorkAndNoTrailerByDefaultOrWithNoOrca) {
 }
 
 TEST_F(ServerLoadTest, UtilizationRisesUnderLoad) {
-  // One worker thread, 3 ms of work a call: calls back to back keep it
-  // mostly busy; one call after a quiet second barely registers.
-  ServerSet servers(1, {"--capacity", "1", "--work-us", "3000", "--threads", "1"}, "util");
+  // 1 ms of work a call on a 0.05-core quota: each call holds the virtual
+  // CPU for 20 ms, so calls back to back keep it busy even when the
+  // machine is (the quota needs only 0.05 of a core); one call after a
+  // quiet second is 1 ms / (1 s x 0.05) = 0.02.
+  ServerSet servers(1, {"--capacity", "1", "--work-us", "1000", "--cpu-quota", "0.05"}, "util");
   Channel c(servers.Address(0));
   ASSERT_EQ(GRPC_STATUS_OK, Call(c.ch).status);  // connect
   std::this_thread::sleep_for(std::chrono::milliseconds(1300));
@@ -233,11 +236,12 @@ TEST_F(ServerLoadTest, UtilizationRisesUnderLoad) {
     EXPECT_LE(loaded, 1.0);
     n++;
   }
-  // Idle: one 3 ms call in the last second is 0.003. Loaded: back-to-back
-  // 3 ms calls are ~0.8 on a quiet machine; 0.2 leaves room for a busy one.
-  EXPECT_LT(idle, 0.05);
-  EXPECT_GT(loaded, 0.2) << n << " calls";
-  EXPECT_GT(loaded, idle + 0.15);
+  // Idle: 0.02 (the call's own work). Loaded: ~0.95 (the gaps between
+  // calls are idle); 0.3 leaves room for a busy machine.
+  std::printf("utilization: idle %.4f, loaded %.4f after %d calls\n", idle, loaded, n);
+  EXPECT_LT(idle, 0.1);
+  EXPECT_GT(loaded, 0.3) << n << " calls";
+  EXPECT_GT(loaded, idle + 0.2);
 }
 
 TEST_F(ServerLoadTest, HalfCapacityDoublesTheWorkPerCall) {
@@ -255,6 +259,8 @@ TEST_F(ServerLoadTest, HalfCapacityDoublesTheWorkPerCall) {
     lb.push_back(rb.latency_ms);
   }
   double ratio = Median(lb) / Median(la);
+  std::printf("median latency: capacity 1 %.2f ms, capacity 0.5 %.2f ms (x%.2f)\n", Median(la),
+              Median(lb), ratio);
   EXPECT_GE(ratio, 1.3) << Median(la) << " ms vs " << Median(lb) << " ms";
   EXPECT_LE(ratio, 3.5) << Median(la) << " ms vs " << Median(lb) << " ms";
   // The servers' own measure: work CPU time per call.
@@ -264,6 +270,7 @@ TEST_F(ServerLoadTest, HalfCapacityDoublesTheWorkPerCall) {
   ASSERT_EQ(41, Num(sa.get(), "work_calls"));
   ASSERT_EQ(41, Num(sb.get(), "work_calls"));
   double per_a = Num(sa.get(), "work_cpu_ns") / 41, per_b = Num(sb.get(), "work_cpu_ns") / 41;
+  std::printf("work CPU per call: %.0f ns vs %.0f ns (x%.2f)\n", per_a, per_b, per_b / per_a);
   EXPECT_GE(per_b / per_a, 1.3) << per_a << " ns vs " << per_b << " ns";
   EXPECT_LE(per_b / per_a, 3.5) << per_a << " ns vs " << per_b << " ns";
   EXPECT_EQ(0.5, Num(sb.get(), "capacity"));
