@@ -319,6 +319,7 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     fprintf(f, "\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,", r->p50_us / 1000.0,
             r->p99_us / 1000.0, r->p999_us / 1000.0);
     if (r->util_measured) {
+      fprintf(f, "\"share_over_capacity_max\":%.4f,", r->share_over_capacity_max);
       fprintf(f, "\"util_max_mean\":%.4f,\"util\":{\"mean\":%.4f,\"max\":%.4f,\"min\":%.4f,"
               "\"max_mean\":%.4f,\"cv\":%.4f},",
               r->util.max_mean, r->util.mean, r->util.max, r->util.min, r->util.max_mean,

@@ -82,6 +82,8 @@ typedef struct fleet_run {
                                gRPC's policies; "" in other scenarios */
   int util_measured;        /* 1: the servers' utilization is in (unequal) */
   fleet_spread util;        /* per-server utilization when util_measured */
+  double share_over_capacity_max; /* unequal: the largest (server's share of the
+                                     calls / its share of the capacity) */
   int complete;             /* 0: the run failed (see error) */
   char error[160];
 } fleet_run;

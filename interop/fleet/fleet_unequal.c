@@ -72,14 +72,25 @@ static void end(fleet_timeline_fleet *f, void *state) {
   }
 }
 
-/* The utilization spread over the servers. */
+/* The utilization spread over the servers, and the most overloaded
+ * server's share of the calls over its share of the capacity. */
 static void figures(fleet_timeline_fleet *f) {
   fleet_run *r = f->r;
   double util[FLEET_UNEQUAL_SERVERS];
   int n = 0;
-  for (int i = 0; i < r->n_servers && i < FLEET_UNEQUAL_SERVERS; i++) util[n++] = r->servers[i].utilization;
+  double calls = 0, capacity = 0;
+  for (int i = 0; i < r->n_servers && i < FLEET_UNEQUAL_SERVERS; i++) {
+    util[n++] = r->servers[i].utilization;
+    calls += (double)r->servers[i].calls;
+    capacity += r->servers[i].capacity;
+  }
   r->util = io_fleet_spread_of(util, n);
   r->util_measured = 1;
+  r->share_over_capacity_max = 0;
+  for (int i = 0; i < n && calls > 0 && capacity > 0; i++) {
+    double ratio = ((double)r->servers[i].calls / calls) / (r->servers[i].capacity / capacity);
+    if (ratio > r->share_over_capacity_max) r->share_over_capacity_max = ratio;
+  }
 }
 
 static const fleet_timeline_hooks kHooks = {.state_size = sizeof(util_samples),
@@ -150,8 +161,8 @@ void io_fleet_unequal_write_table(FILE *f, const fleet_output *out) {
              "%.1f-core quota each;\noffered %.0f%% of the fleet's %.0f calls/s\n\n",
           FLEET_UNEQUAL_WORK_US, FLEET_UNEQUAL_QUOTA, FLEET_UNEQUAL_LOAD * 100,
           io_fleet_unequal_fleet_capacity());
-  fprintf(f, "%-12s %-12s %8s %6s %8s %8s %8s %9s %9s %9s\n", "mode", "pick_metric", "ok",
-          "failed", "calls/s", "util max", "max/mean", "p50 ms", "p99 ms", "p999 ms");
+  fprintf(f, "%-12s %-12s %8s %6s %8s %8s %8s %9s %9s %9s %9s\n", "mode", "pick_metric", "ok",
+          "failed", "calls/s", "util max", "max/mean", "share/cap", "p50 ms", "p99 ms", "p999 ms");
   for (int i = 0; i < out->n_runs; i++) {
     const fleet_run *r = &out->runs[i];
     if (strcmp(r->scenario, "unequal") != 0) continue;
@@ -159,10 +170,12 @@ void io_fleet_unequal_write_table(FILE *f, const fleet_output *out) {
       fprintf(f, "%-12s %-12s failed: %s\n", r->mode, r->pick_metric, r->error);
       continue;
     }
-    fprintf(f, "%-12s %-12s %8ld %6ld %8.1f %8.3f %8.3f %9.2f %9.2f %9.2f\n", r->mode,
+    fprintf(f, "%-12s %-12s %8ld %6ld %8.1f %8.3f %8.3f %9.2f %9.2f %9.2f %9.2f\n", r->mode,
             r->pick_metric, r->ok, r->failed, r->qps, r->util.max, r->util.max_mean,
-            r->p50_us / 1000.0, r->p99_us / 1000.0, r->p999_us / 1000.0);
+            r->share_over_capacity_max, r->p50_us / 1000.0, r->p99_us / 1000.0,
+            r->p999_us / 1000.0);
   }
+  fprintf(f, "(share/cap: the largest server's share of the calls over its share of the capacity)\n");
   fprintf(f, "\nper server: utilization / calls share vs capacity share\n");
   for (int i = 0; i < out->n_runs; i++) {
     const fleet_run *r = &out->runs[i];

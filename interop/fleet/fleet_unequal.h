@@ -17,7 +17,7 @@
  * Figures per run (fleet_report.h): each server's utilization (its own
  * measure: work CPU time over the traffic time x its 0.1-core quota),
  * their max/mean (util_max_mean), calls per server beside its share of
- * the capacity, p50/p99/p999 latency and failed calls.
+ * the capacity and the largest ratio of the two (share_over_capacity_max), p50/p99/p999 latency and failed calls.
  * Flags: --duration-s (per run), --clients, --modes, --rate (per client,
  * instead of the 70%), --concurrency, --min-aperture. */
 #ifndef APERTURE_INTEROP_FLEET_UNEQUAL_H

@@ -54,6 +54,7 @@ TEST(UnequalFleetTest, EveryModeAndMetricRowHasTheContractNoFailureAndCallsOnEve
     EXPECT_GT(io_json_number(p99, -1), 0.0);
     EXPECT_EQ(0, io_json_number(failed, -1));
     EXPECT_GT(Num(r, "ok"), 0);
+    EXPECT_GT(Num(r, "share_over_capacity_max"), 0);
     const json_value *servers = io_json_get(r, "servers");
     ASSERT_EQ(10u, io_json_size(servers));
     for (size_t i = 0; i < 10; i++) {
