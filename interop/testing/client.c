@@ -7,13 +7,14 @@
  *          [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]
  *          [--rpc UnaryCall,EmptyCall] [--metadata [RPC:]KEY:VALUE]...
  *          [--unique-metadata KEY:PREFIX] [--wait-for-ready] [--peer-index I --peer-count N]
- *          [--stats-port P] [--summary-file PATH] [--linger-s S]
+ *          [--stats-port P] [--summary-file PATH] [--linger-s S] [--call-log PATH]
  *
  * --calls 0 means "until --duration-s". --rate 0 means "as fast as the
  * concurrency allows". Each channel uses its own subchannel pool, so C
  * channels are C independent clients of the backends (own connections).
  * With --stats-port (0 = ephemeral) it prints `stats listening HOST:PORT`.
  * The summary is one JSON object on stdout (and in --summary-file).
+ * --call-log writes one line per finished call (call_log.h).
  * SIGTERM/SIGINT stop sending; calls in flight finish (bounded by their
  * deadline) and the summary is still written.
  */
@@ -35,6 +36,7 @@
 
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
+#include "interop/testing/call_log.h"
 #include "interop/testing/call_options.h"
 #include "interop/testing/client_policy.h"
 #include "interop/testing/client_stats.h"
@@ -67,6 +69,7 @@ typedef struct options {
   long max_backoff_ms; /* 0: gRPC's default reconnect backoff */
   long dns_min_interval_ms; /* 0: gRPC's default (30 s between re-resolutions) */
   call_options call_opts; /* --rpc and --metadata */
+  const char *call_log;   /* --call-log PATH, or NULL */
 } options;
 
 /* One call in flight. */
@@ -190,17 +193,21 @@ static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue 
   return 0;
 }
 
-static void finish_call(const options *o, client_stats *stats, call_ctx *c) {
+static void finish_call(const options *o, client_stats *stats, call_log *log, call_ctx *c) {
   char peer[128];
   call_peer(c, c->method, peer, sizeof(peer));
-  uint64_t us = (uint64_t)((now_ns() - c->start_ns) / 1000);
+  int64_t elapsed_ns = now_ns() - c->start_ns;
+  uint64_t us = (uint64_t)(elapsed_ns / 1000);
   int code = (int)c->status;
   if (code < 0 || code > 16) code = GRPC_STATUS_UNKNOWN;
   io_client_stats_finished(stats, c->method, code, peer, us);
   if (code != GRPC_STATUS_OK) {
     char *address = grpc_call_get_peer(c->call);
     io_client_stats_failed_address(stats, address);
+    io_call_log_record(log, c->start_ns, elapsed_ns, code, peer[0] ? peer : address);
     gpr_free(address);
+  } else {
+    io_call_log_record(log, c->start_ns, elapsed_ns, code, peer);
   }
   grpc_call_unref(c->call);
   grpc_slice_unref(c->details);
@@ -217,7 +224,7 @@ static void usage(void) {
           "              [--wait-for-ready] [--peer-index I --peer-count N]\n"
           "              [--stats-port P] [--status-port P] [--summary-file PATH]\n"
           "              [--linger-s S] [--max-backoff-ms MS] [--dns-min-interval-ms MS]\n"
-          "              [--print-policies]\n");
+          "              [--call-log PATH] [--print-policies]\n");
 }
 
 static char g_lb_config[512];
@@ -253,6 +260,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"service-config", FLAG_STRING, &o->service_config, 0, 0},
       {"rpc-behavior", FLAG_STRING, &o->rpc_behavior, 0, 0},
       {"summary-file", FLAG_STRING, &o->summary_file, 0, 0},
+      {"call-log", FLAG_STRING, &o->call_log, 0, 0},
   };
   for (int i = 1; i < argc; i++) {
     const char *v;
@@ -410,6 +418,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   client_stats *stats = io_client_stats_create();
+  call_log *log = NULL;
+  if (o.call_log != NULL && (log = io_call_log_open(o.call_log)) == NULL) return 1;
   lb_stats_service *svc = NULL;
   if (o.stats_port >= 0) {
     int bound = 0;
@@ -490,11 +500,12 @@ int main(int argc, char **argv) {
         cq, gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(wait, GPR_TIMESPAN)),
         NULL);
     if (ev.type == GRPC_OP_COMPLETE) {
-      finish_call(&o, stats, ev.tag);
+      finish_call(&o, stats, log, ev.tag);
       inflight--;
     }
   }
   summary_ctx sc = {&o, stats, (double)(now_ns() - t0) / 1e9};
+  int log_rc = io_call_log_close(log);
 
   /* Keep the stats service up a little for late GetClientStats queries. */
   for (int64_t stop_at = now_ns() + (int64_t)(o.linger_s * 1e9); !g_stop && now_ns() < stop_at;) {
@@ -503,7 +514,7 @@ int main(int argc, char **argv) {
   }
   write_summary(stdout, &sc);
   fflush(stdout);
-  int rc = 0;
+  int rc = log_rc == 0 ? 0 : 1;
   if (o.summary_file && io_json_write_file_atomic(o.summary_file, write_summary, &sc) != 0) {
     fprintf(stderr, "client: cannot write --summary-file %s\n", o.summary_file);
     rc = 1;

@@ -3,7 +3,7 @@
  *
  *   server [--port P] [--host 127.0.0.1] [--server-id ID] [--hostname NAME]
  *          [--extra-latency-ms N] [--threads T] [--stats-file PATH]
- *          [--stats-interval-ms N]
+ *          [--stats-interval-ms N] [--slow-latency-ms N]
  *
  * Prints `listening HOST:PORT` on stdout once serving (port 0 = ephemeral).
  * Every answer carries a `hostname` initial metadata entry. The
@@ -16,6 +16,8 @@
  * --stats-interval-ms while running and once more at exit. SIGTERM/SIGINT
  * shut the server down gracefully (GOAWAY; calls in flight get
  * --shutdown-grace-ms to finish) and it exits with status 0.
+ * --slow-latency-ms N: SIGUSR1 adds N ms to every call, SIGUSR2 takes it
+ * off (slow_toggle.h).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -42,6 +44,7 @@
 #include "interop/common/json_write.h"
 #include "interop/common/pb_buf.h"
 #include "interop/testing/rpc_behavior.h"
+#include "interop/testing/slow_toggle.h"
 
 #define MAX_THREADS 16
 #define MAX_DELAYED_PER_WORKER 65536
@@ -67,6 +70,7 @@ typedef struct options {
   long stats_interval_ms;
   long shutdown_grace_ms;
   long max_connection_age_ms; /* 0: connections live forever */
+  long slow_latency_ms;       /* --slow-latency-ms (slow_toggle.h); 0: off */
 } options;
 
 typedef struct server_state {
@@ -277,7 +281,9 @@ static void handle_new_call(call_slot *s) {
     }
   }
   build_answer(s, &b);
-  long delay_ms = b.sleep_ms + (s->method == M_HEALTH ? 0 : st->opt.extra_latency_ms);
+  long delay_ms = b.sleep_ms + (s->method == M_HEALTH
+                                    ? 0
+                                    : st->opt.extra_latency_ms + io_slow_toggle_extra_ms());
   if (delay_ms > 0 && !atomic_load(&st->flush_delayed)) {
     int64_t due = io_delay_queue_now_ns() + (int64_t)delay_ms * 1000000LL;
     if (io_delay_queue_push(w->delayed, due, s) == 0) return;
@@ -365,7 +371,7 @@ static void usage(void) {
           "usage: server [--port P] [--host ADDR] [--server-id ID] [--hostname NAME]\n"
           "              [--extra-latency-ms N] [--threads T] [--stats-file PATH]\n"
           "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n"
-          "              [--max-connection-age-ms N]\n");
+          "              [--max-connection-age-ms N] [--slow-latency-ms N]\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -385,6 +391,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"stats-interval-ms", FLAG_LONG, &o->stats_interval_ms, 10, 60000},
       {"shutdown-grace-ms", FLAG_LONG, &o->shutdown_grace_ms, 0, 60000},
       {"max-connection-age-ms", FLAG_LONG, &o->max_connection_age_ms, 100, 86400000},
+      {"slow-latency-ms", FLAG_LONG, &o->slow_latency_ms, 0, 60000},
       {"host", FLAG_STRING, &o->host, 0, 0},
       {"server-id", FLAG_STRING, &o->server_id, 0, 0},
       {"hostname", FLAG_STRING, &o->hostname, 0, 0},
@@ -417,6 +424,8 @@ int main(int argc, char **argv) {
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGTERM);
   sigaddset(&sigs, SIGINT);
+  if (io_slow_toggle_configure(st.opt.slow_latency_ms) != 0) return 2;
+  io_slow_toggle_add_signals(&sigs);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
 
@@ -479,6 +488,7 @@ int main(int argc, char **argv) {
     struct timespec wait = {0, 50 * 1000000L};
     int sig = sigtimedwait(&sigs, NULL, &wait);
     if (sig == SIGTERM || sig == SIGINT) break;
+    (void)io_slow_toggle_signal(sig);
     io_channelz_tracker_sample(st.conns);
     int64_t now = io_delay_queue_now_ns();
     if (now >= next_save) {
