@@ -4,10 +4,11 @@
  * clients' summaries, and prints a report (table, or JSON with --json)
  * plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|gray|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
+ *         [--faults f1,f2,...] [--calls N] [--fault-s S]
  *
  * This file holds the flags, the scenario table (kScenarios, one row per
  * scenario: fleet_scenario.h) and the shared run loop; each scenario lives
@@ -29,7 +30,11 @@
  * (fleet_peers.h) lets clients find each other; soak (fleet_soak.h) is a
  * bounded run with kills, flaps, a status loop and a sticky-key flood;
  * --duration-s sets its length (default 300 s) and --rss-bound-kib its
- * memory bound; it is not part of `all`.
+ * memory bound; it is not part of `all`. gray (fleet_gray.h) makes one of
+ * four servers fail without closing its connections (--faults: freeze,
+ * link-down, partition, no-answer, slow) for --fault-s and measures, per
+ * fault and mode, failures, latency and how soon the server loses and
+ * regains its traffic (--calls per run); it is not part of `all`.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -52,6 +57,7 @@
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_deploy.h"
+#include "interop/fleet/fleet_gray.h"
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_multi_service.h"
@@ -160,6 +166,8 @@ static const fleet_scenario kScenarios[] = {
      io_fleet_affinity_write_json, io_fleet_affinity_write_table, 1, 0},
     {"soak", io_fleet_soak_scenario, NULL, NULL, io_fleet_soak_write_json,
      io_fleet_soak_write_table, 1, 0},
+    {"gray", io_fleet_gray_scenario, NULL, io_fleet_gray_check, io_fleet_gray_write_json,
+     io_fleet_gray_write_table, 1, 0},
     {"all", run_all, NULL, NULL, report_json, report_table, 0, 0},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
@@ -273,6 +281,8 @@ static void usage(void) {
           "deploy: every server replaced in turn at a new address (--servers 8, --clients 4, --min-aperture 3, --rate 50); modes " FLEET_DEPLOY_DEFAULT_MODES "\n"
           "affinity: per-key owners for --affinity " FLEET_AFFINITY_DEFAULT_KINDS " (--servers, --clients, --min-aperture, --rate)\n"
           "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
+          "gray: [--faults " FLEET_GRAY_DEFAULT_FAULTS "] [--calls N] (per run, default 20000)\n"
+          "      [--fault-s S] (default 10); modes " FLEET_GRAY_DEFAULT_MODES "\n"
           "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
 }
 
@@ -321,6 +331,13 @@ static int parse_flags(int argc, char **argv, runner *rn, const char **scenario,
         return 2;
       }
       a->affinity = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "faults", &v)) != 0) {
+      if (r < 0) return 2;
+      a->faults = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "calls", &v)) != 0) {
+      if (r < 0 || io_flag_long("calls", v, 100, 100000000, &a->calls) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "fault-s", &v)) != 0) {
+      if (r < 0 || io_flag_double("fault-s", v, 0.2, 120, &a->fault_s) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {
       if (r < 0) return 2;
       rn->svg_path = v;

@@ -7,10 +7,13 @@
  * (the clock every process of one machine shares, so a runner can lay the
  * calls of several clients on its own timeline); LATENCY_US is how long it
  * took; CODE its status code; SERVER who answered or was tried: the
- * answer's hostname for a call that got one, else gRPC's peer of the call
- * ("ipv4:HOST:PORT" once the call reached a connection; gRPC 1.51 reports
- * the channel's target instead for a call that never reached one, e.g.
- * one that waited for a pick until its deadline), "-" when neither is
+ * answer's hostname for a call that got one, else the connection it was
+ * sent on ("ipv4:HOST:PORT"): gRPC's peer of the call, or, since gRPC 1.51
+ * forgets that peer when a call is cancelled (at its deadline too) and
+ * reports the channel's target instead, the peer the client saw while the
+ * call was in flight (it looks every 10 ms at calls older than 10 ms). A
+ * call that never reached a connection (it waited for a pick until its
+ * deadline) has the channel's target, "ipv4:A,B,..."; "-" when nothing is
  * known. Whitespace in SERVER is written as '_'.
  * Lines go through one stdio buffer of the client's single driver thread:
  * no locks and no allocation per call. */

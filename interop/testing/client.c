@@ -85,7 +85,41 @@ typedef struct call_ctx {
   grpc_byte_buffer *response;
   grpc_status_code status;
   grpc_slice details;
+  long live_at;       /* its index in g_live while in flight */
+  char seen_peer[64]; /* --call-log: the connection it was seen on (peek_peers) */
 } call_ctx;
+
+/* The calls in flight, for peek_peers (the driver thread only). */
+static call_ctx *g_live[MAX_CONCURRENCY];
+static long g_n_live;
+
+static void live_add(call_ctx *c) {
+  c->live_at = g_n_live;
+  g_live[g_n_live++] = c;
+}
+
+static void live_remove(call_ctx *c) {
+  call_ctx *last = g_live[--g_n_live];
+  g_live[c->live_at] = last;
+  last->live_at = c->live_at;
+}
+
+/* With --call-log: notes the connection of every call in flight for at
+ * least 10 ms that has none noted yet. gRPC 1.51 forgets a call's peer
+ * when the call is cancelled (its deadline too) and then reports the
+ * channel's target, so a call that timed out on a connection is named by
+ * what was seen here while it was in flight. */
+static void peek_peers(int64_t now) {
+  for (long i = 0; i < g_n_live; i++) {
+    call_ctx *c = g_live[i];
+    if (c->seen_peer[0] != '\0' || now - c->start_ns < 10000000LL) continue;
+    char *p = grpc_call_get_peer(c->call);
+    if (p != NULL && strchr(p, ',') == NULL && strlen(p) < sizeof(c->seen_peer)) {
+      snprintf(c->seen_peer, sizeof(c->seen_peer), "%s", p);
+    }
+    gpr_free(p);
+  }
+}
 
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) {
@@ -190,10 +224,12 @@ static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue 
     call_ctx_free(c);
     return -1;
   }
+  live_add(c);
   return 0;
 }
 
 static void finish_call(const options *o, client_stats *stats, call_log *log, call_ctx *c) {
+  live_remove(c);
   char peer[128];
   call_peer(c, c->method, peer, sizeof(peer));
   int64_t elapsed_ns = now_ns() - c->start_ns;
@@ -204,7 +240,13 @@ static void finish_call(const options *o, client_stats *stats, call_log *log, ca
   if (code != GRPC_STATUS_OK) {
     char *address = grpc_call_get_peer(c->call);
     io_client_stats_failed_address(stats, address);
-    io_call_log_record(log, c->start_ns, elapsed_ns, code, peer[0] ? peer : address);
+    /* who answered; else the call's connection: gRPC's peer when it names
+     * one address, else the one peek_peers saw */
+    const char *server = peer[0] ? peer
+                         : (address != NULL && strchr(address, ',') == NULL) || c->seen_peer[0] == '\0'
+                             ? address
+                             : c->seen_peer;
+    io_call_log_record(log, c->start_ns, elapsed_ns, code, server);
     gpr_free(address);
   } else {
     io_call_log_record(log, c->start_ns, elapsed_ns, code, peer);
@@ -493,7 +535,8 @@ int main(int argc, char **argv) {
       }
       more = o.calls == 0 || sent < o.calls;
     }
-    int64_t wait = 100000000LL;
+    int64_t wait = log != NULL ? 10000000LL : 100000000LL; /* peek_peers every 10 ms */
+    if (log != NULL) peek_peers(now);
     if (more && inflight < o.concurrency && next_send - now < wait) wait = next_send - now;
     if (wait < 0) wait = 0;
     grpc_event ev = grpc_completion_queue_next(
