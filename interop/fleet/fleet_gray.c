@@ -173,6 +173,7 @@ static int start_clients(gray_fleet *g, const fleet_args *a, const fleet_mode *m
       snprintf(g->error, sizeof(g->error), "client %d did not start", c);
       return -1;
     }
+    g->client_pids[c] = io_proc_pid(cl->p[c]);
   }
   return 0;
 }
@@ -251,7 +252,7 @@ static long read_call_logs(const gray_clients *cl, const gray_servers *names, ch
     }
     char line[512];
     while (n < max && fgets(line, sizeof(line), f) != NULL) {
-      if (io_fleet_gray_parse_line(names, line, &g_calls[n]) == 0) n++;
+      if (io_fleet_gray_parse_line(names, line, &g_calls[n]) == 0) g_calls[n++].client = c;
     }
     fclose(f);
   }
@@ -277,7 +278,7 @@ static void run_one(const fleet_args *a, const char *no_answer_bin, const gray_f
   char target[GRAY_SERVERS * 64 + 16];
   gray_servers names;
   memset(&names, 0, sizeof(names));
-  gray_windows w = {0, 0, FAULTY, GRAY_SERVERS, 200, 20};
+  gray_windows w = {0, 0, FAULTY, GRAY_SERVERS, 200, 20, ft->faulty_mask, ft->client_mask};
   int ok = start_servers(&g, a, target, sizeof(target), &names) == 0 &&
            start_clients(&g, a, m, plan, target, &cl) == 0 &&
            run_timeline(&g, ft, plan, &cl, &w) == 0;

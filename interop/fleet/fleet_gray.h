@@ -16,9 +16,12 @@
  *              healing starts s1 again on its port and stops the listener;
  *   slow       s1 answers 20x slower (40 ms instead of 2: the server's
  *              --slow-latency-ms, switched by SIGUSR1/SIGUSR2);
- *   link-down, partition  need --network netns (skipped on loopback,
- *              listed under "skipped"; not implemented yet: see
- *              fleet_gray_faults.c).
+ *   link-down  s1's device down in its network namespace, then up;
+ *   partition  blackhole routes from clients 0 and 1 to s0 and s1, then
+ *              deleted (the figures: those clients' calls to those
+ *              servers);
+ *              both need --network netns (a namespace per host; skipped
+ *              on loopback, listed under "skipped").
  * Figures from the clients' call logs (fleet_gray_calls.h): a call is on
  * the server that answered it, or for a failed one on gRPC's peer of it
  * (the connection it was sent on); a call that never reached a connection

@@ -31,6 +31,7 @@ int io_fleet_gray_parse_line(const gray_servers *s, const char *line, gray_call 
   out->latency_us = lat;
   out->code = code;
   out->server = io_fleet_gray_server_of(s, server);
+  out->client = 0;
   return 0;
 }
 
@@ -52,22 +53,46 @@ static double quantile_ms(const int64_t *v, size_t n, double q) {
   return (double)v[rank - 1] / 1000.0;
 }
 
-/* The faulty server's calls and all calls started in [from, to), over
- * calls sorted by start, from index *at on (advanced past them). */
+/* The fault's servers and clients as bit sets. */
+typedef struct scope {
+  unsigned servers, clients;
+} scope;
+
+static int in_scope(const scope *sc, const gray_call *c) {
+  return c->client >= 0 && c->client < 32 && ((sc->clients >> c->client) & 1u);
+}
+
+static int on_faulty(const scope *sc, const gray_call *c) {
+  return in_scope(sc, c) && c->server >= 0 && c->server < 32 && ((sc->servers >> c->server) & 1u);
+}
+
+/* The fault's clients' calls to its servers and all their calls started in
+ * [from, to), over calls sorted by start, from index *at on (advanced past
+ * them). */
 static void window(const gray_call *calls, size_t n, size_t *at, int64_t from, int64_t to,
-                   int faulty, long *mine, long *all) {
+                   const scope *sc, long *mine, long *all) {
   *mine = *all = 0;
   while (*at < n && calls[*at].start_us < from) (*at)++;
   for (; *at < n && calls[*at].start_us < to; (*at)++) {
+    if (!in_scope(sc, &calls[*at])) continue;
     (*all)++;
-    if (calls[*at].server == faulty) (*mine)++;
+    if (on_faulty(sc, &calls[*at])) (*mine)++;
   }
+}
+
+static int popcount(unsigned v) {
+  int n = 0;
+  for (; v; v &= v - 1) n++;
+  return n;
 }
 
 int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gray_figures *out) {
   if (calls == NULL || w == NULL || out == NULL || n == 0 || w->heal_us < w->fault_start_us ||
-      w->bucket_ms <= 0 || w->n_servers <= 0 || w->faulty < 0 || w->faulty >= w->n_servers)
+      w->bucket_ms <= 0 || w->n_servers <= 0 || w->n_servers > 32 || w->faulty < 0 ||
+      w->faulty >= w->n_servers || (w->n_servers < 32 && (w->faulty_mask >> w->n_servers) != 0))
     return -1;
+  scope sc = {w->faulty_mask ? w->faulty_mask : 1u << w->faulty,
+              w->client_mask ? w->client_mask : ~0u};
   memset(out, 0, sizeof(*out));
   int64_t *lat = malloc(n * sizeof(*lat));
   if (lat == NULL) return -1;
@@ -78,12 +103,12 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
     lat[i] = c->latency_us;
     out->calls++;
     out->by_code[c->code]++;
-    if (c->start_us >= w->fault_start_us && c->start_us < w->heal_us) {
+    if (in_scope(&sc, c) && c->start_us >= w->fault_start_us && c->start_us < w->heal_us) {
       during++;
-      during_mine += c->server == w->faulty;
-    } else if (c->start_us >= w->heal_us) {
+      during_mine += on_faulty(&sc, c);
+    } else if (in_scope(&sc, c) && c->start_us >= w->heal_us) {
       after++;
-      after_mine += c->server == w->faulty;
+      after_mine += on_faulty(&sc, c);
     }
     if (c->code == 0) {
       out->ok++;
@@ -91,7 +116,7 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
     }
     out->failed++;
     if (c->server == GRAY_UNATTRIBUTED) out->failed_unattributed++;
-    else if (c->server == w->faulty) out->failed_faulty++;
+    else if (on_faulty(&sc, c)) out->failed_faulty++;
     else out->failed_healthy++;
   }
   qsort(lat, n, sizeof(*lat), by_value);
@@ -109,7 +134,7 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
   for (int64_t from = w->fault_start_us; from < w->heal_us; from += bucket_us) {
     int64_t to = from + bucket_us < w->heal_us ? from + bucket_us : w->heal_us;
     long mine, all;
-    window(calls, n, &at, from, to, w->faulty, &mine, &all);
+    window(calls, n, &at, from, to, &sc, &mine, &all);
     if (all < w->min_bucket_calls) continue;
     int under = (double)mine < 0.01 * (double)all;
     if (out->detect_ms < 0 && under) out->detect_ms = (double)(to - w->fault_start_us) / 1000.0;
@@ -117,10 +142,10 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
   }
   out->recover_ms = -1;
   int64_t last = calls[n - 1].start_us;
-  double fair = 1.0 / (double)w->n_servers;
+  double fair = (double)popcount(sc.servers) / (double)w->n_servers;
   for (int64_t from = w->heal_us; from <= last; from += bucket_us) {
     long mine, all;
-    window(calls, n, &at, from, from + bucket_us, w->faulty, &mine, &all);
+    window(calls, n, &at, from, from + bucket_us, &sc, &mine, &all);
     if (all < w->min_bucket_calls) continue;
     if ((double)mine >= 0.5 * fair * (double)all) {
       out->recover_ms = (double)(from + bucket_us - w->heal_us) / 1000.0;

@@ -126,29 +126,78 @@ static void slow_cleanup(gray_fleet *g) {
   if (p != NULL) io_proc_signal(p, SIGUSR2);
 }
 
-/* --- link-down and partition: need the hosts' network namespaces ---
- *
- * link-down is `ip -n <ns of the faulty server> link set eth0 down`, then
- * up; partition adds `ip -n <ns of client c> route add blackhole
- * <server address>/32` for half the clients to half the servers, then
- * deletes them. Both need the namespace in which a host runs, which
- * fleet_net_ops does not name yet (TODO: an operation of the network that
- * runs `ip` in a host's namespace; the netns network knows it). Until then
- * they fail on any network but loopback, where they are skipped. */
-static int needs_namespaces(gray_fleet *g) {
-  snprintf(g->error, sizeof(g->error),
-           "network '%s' names no namespace per host (fleet_net_ops has no operation for it)",
-           io_fleet_net_name());
-  return -1;
+/* --- link-down and partition: in the hosts' network namespaces --- */
+
+static int link_begin(gray_fleet *g) {
+  fleet_server *s = &g->servers[g->faulty];
+  if (io_fleet_gray_netns_of(io_proc_pid(s->p), g->link_ns, sizeof(g->link_ns), g->error,
+                             sizeof(g->error)) != 0 ||
+      io_fleet_gray_dev_of(g->link_ns, s->host, g->link_dev, sizeof(g->link_dev), g->error,
+                           sizeof(g->error)) != 0) {
+    g->link_ns[0] = '\0';
+    return -1;
+  }
+  return io_fleet_gray_link(g->link_ns, g->link_dev, 0, g->error, sizeof(g->error));
 }
-static void nothing(gray_fleet *g) { (void)g; }
+
+static int link_end(gray_fleet *g) {
+  if (g->link_ns[0] == '\0') return 0;
+  int rc = io_fleet_gray_link(g->link_ns, g->link_dev, 1, g->error, sizeof(g->error));
+  if (rc == 0) g->link_ns[0] = '\0';
+  return rc;
+}
+
+static void link_cleanup(gray_fleet *g) {
+  char err[200];
+  if (g->link_ns[0] != '\0') (void)io_fleet_gray_link(g->link_ns, g->link_dev, 1, err, sizeof(err));
+  g->link_ns[0] = '\0';
+}
+
+#define PARTITION_SERVERS 0x3u /* s0, s1 */
+#define PARTITION_CLIENTS 0x3u /* clients 0, 1 */
+
+static int partition_begin(gray_fleet *g) {
+  for (int c = 0; c < GRAY_CLIENTS; c++) {
+    if (!((PARTITION_CLIENTS >> c) & 1u)) continue;
+    char ns[GRAY_NETNS_NAME_LEN];
+    if (io_fleet_gray_netns_of(g->client_pids[c], ns, sizeof(ns), g->error, sizeof(g->error)) != 0)
+      return -1;
+    for (int i = 0; i < GRAY_SERVERS; i++) {
+      if (!((PARTITION_SERVERS >> i) & 1u)) continue;
+      if (io_fleet_gray_blackhole(ns, g->servers[i].host, 1, g->error, sizeof(g->error)) != 0)
+        return -1;
+      snprintf(g->route_ns[g->n_routes], sizeof(g->route_ns[0]), "%s", ns);
+      snprintf(g->route_to[g->n_routes], sizeof(g->route_to[0]), "%s", g->servers[i].host);
+      g->n_routes++;
+    }
+  }
+  return 0;
+}
+
+static int partition_end(gray_fleet *g) {
+  int rc = 0;
+  while (g->n_routes > 0) {
+    int k = --g->n_routes;
+    if (io_fleet_gray_blackhole(g->route_ns[k], g->route_to[k], 0, g->error, sizeof(g->error)) != 0)
+      rc = -1;
+  }
+  return rc;
+}
+
+static void partition_cleanup(gray_fleet *g) {
+  char keep[200];
+  snprintf(keep, sizeof(keep), "%s", g->error);
+  (void)partition_end(g);
+  snprintf(g->error, sizeof(g->error), "%s", keep);
+}
 
 static const gray_fault kFaults[] = {
-    {"freeze", 0, freeze_begin, freeze_end, freeze_cleanup},
-    {"link-down", 1, needs_namespaces, needs_namespaces, nothing},
-    {"partition", 1, needs_namespaces, needs_namespaces, nothing},
-    {"no-answer", 0, no_answer_begin, no_answer_end, no_answer_cleanup},
-    {"slow", 0, slow_begin, slow_end, slow_cleanup},
+    {"freeze", 0, 0, 0, freeze_begin, freeze_end, freeze_cleanup},
+    {"link-down", 1, 0, 0, link_begin, link_end, link_cleanup},
+    {"partition", 1, PARTITION_SERVERS, PARTITION_CLIENTS, partition_begin, partition_end,
+     partition_cleanup},
+    {"no-answer", 0, 0, 0, no_answer_begin, no_answer_end, no_answer_cleanup},
+    {"slow", 0, 0, 0, slow_begin, slow_end, slow_cleanup},
 };
 #define N_FAULTS ((int)(sizeof(kFaults) / sizeof(kFaults[0])))
 

@@ -12,6 +12,7 @@
 
 #include "interop/common/proc.h"
 #include "interop/fleet/fleet_gray_calls.h"
+#include "interop/fleet/fleet_gray_netns.h"
 #include "interop/fleet/fleet_server.h"
 
 #ifdef __cplusplus
@@ -36,12 +37,22 @@ typedef struct gray_fleet {
   proc *stand_in;                    /* no-answer: the listener on its port */
   int resumed;                       /* freeze: 1 once the server was seen running
                                         again after SIGCONT; -1: not checked */
+  int client_pids[GRAY_CLIENTS];     /* the clients' processes */
+  /* link-down: the faulty server's namespace and device, once found */
+  char link_ns[GRAY_NETNS_NAME_LEN], link_dev[32];
+  /* partition: the blackhole routes added (namespace, address) */
+  int n_routes;
+  char route_ns[GRAY_CLIENTS * GRAY_SERVERS][GRAY_NETNS_NAME_LEN];
+  char route_to[GRAY_CLIENTS * GRAY_SERVERS][32];
   char error[200];                   /* why begin or end failed */
 } gray_fleet;
 
 typedef struct gray_fault {
   const char *name;  /* the row's "fault" */
   int netns_only;    /* 1: needs --network netns; skipped on loopback */
+  /* Whom it hits (gray_windows): 0, 0 for the faulty slot as every client
+   * sees it; a partition names its servers and clients. */
+  unsigned faulty_mask, client_mask;
   /* Each returns 0, or -1 with g->error set. */
   int (*begin)(gray_fleet *g);
   int (*end)(gray_fleet *g);
@@ -49,7 +60,10 @@ typedef struct gray_fault {
 } gray_fault;
 
 /* The faults, in report order: freeze, link-down, partition, no-answer,
- * slow; *n set to how many. */
+ * slow; *n set to how many. link-down takes the faulty server's device
+ * down in its namespace; partition adds blackhole routes in the
+ * namespaces of clients 0 and 1 to servers 0 and 1 (the faulty slot is 1);
+ * both find the namespaces from the processes (fleet_gray_netns.h). */
 const gray_fault *io_fleet_gray_faults(int *n);
 
 /* The fault named by `len` bytes at `name`; NULL when there is none. */

@@ -118,6 +118,37 @@ TEST(GrayCallsTest, NeverDetectedOrRecoveredIsMinusOne) {
   EXPECT_EQ(0, f.failed);
 }
 
+// A partition: clients 0 and 1 lose servers 0 and 1 from 1 s to 2 s (their
+// calls there fail), clients 2 and 3 keep every server. Four clients each
+// call every server in turn every 10 ms.
+TEST(GrayCallsTest, PartitionCountsOnlyItsClientsToItsServers) {
+  std::vector<gray_call> calls;
+  for (int64_t t = 0; t < 3000000; t += 10000) {
+    for (int c = 0; c < 4; c++) {
+      int server = static_cast<int>((t / 10000 + c) % 4);
+      bool cut = c < 2 && server < 2 && t >= 1000000 && t < 2000000;
+      // the partitioned clients' picks move off the cut servers after 0.3 s
+      if (cut && t >= 1300000) server += 2;
+      cut = cut && server < 2;
+      calls.push_back({t, cut ? 300000 : 2000, cut ? 4 : 0, server, c});
+    }
+  }
+  calls[2].code = 14;  // t = 0, client 2 on server 2: outside the partition
+  gray_windows w = {1000000, 2000000, 1, 4, 200, 10, 0x3u, 0x3u};
+  gray_figures f;
+  ASSERT_EQ(0, io_fleet_gray_figures(calls.data(), calls.size(), &w, &f));
+  EXPECT_EQ(1200, f.calls);
+  // 30 steps of 10 ms in [1.0, 1.3) s: client 0 on s0/s1 in 16, client 1 in 15
+  EXPECT_EQ(31, f.failed_faulty);
+  EXPECT_EQ(1, f.failed_healthy);
+  // windows over clients 0 and 1 only: [1.4, 1.6) s is the first without s0/s1
+  EXPECT_DOUBLE_EQ(600, f.detect_ms);
+  // back at once after the heal: half of those clients' calls (fair share
+  // of two servers of four: 50%, half of it 25%)
+  EXPECT_DOUBLE_EQ(200, f.recover_ms);
+  EXPECT_NEAR(0.5, f.share_after, 0.01);
+}
+
 TEST(GrayCallsTest, RefusesBadWindowsAndNoCalls) {
   std::vector<gray_call> calls = Timeline();
   gray_figures f;
@@ -127,6 +158,8 @@ TEST(GrayCallsTest, RefusesBadWindowsAndNoCalls) {
   EXPECT_EQ(-1, io_fleet_gray_figures(calls.data(), calls.size(), &no_bucket, &f));
   gray_windows bad_slot = {1000000, 2000000, 4, 4, 200, 10};
   EXPECT_EQ(-1, io_fleet_gray_figures(calls.data(), calls.size(), &bad_slot, &f));
+  gray_windows bad_mask = {1000000, 2000000, 1, 4, 200, 10, 0x10u, 0};
+  EXPECT_EQ(-1, io_fleet_gray_figures(calls.data(), calls.size(), &bad_mask, &f));
   gray_windows w = {1000000, 2000000, 1, 4, 200, 10};
   EXPECT_EQ(-1, io_fleet_gray_figures(calls.data(), 0, &w, &f));
   EXPECT_EQ(-1, io_fleet_gray_figures(nullptr, 1, &w, &f));

@@ -36,15 +36,22 @@ std::vector<std::string> ProcessesOf(const std::string &dir) {
   std::vector<std::string> found;
   DIR *d = opendir("/proc");
   if (d == nullptr) return found;
+  // Any process may exit while it is read: C stdio, each read may fail.
+  auto slurp = [](const std::string &path) {
+    std::string text;
+    FILE *f = fopen(path.c_str(), "r");
+    if (f == nullptr) return text;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+    fclose(f);
+    return text;
+  };
   while (struct dirent *e = readdir(d)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     std::string base = std::string("/proc/") + e->d_name;
-    std::ifstream cmd(base + "/cmdline");
-    std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-    if (args.find(dir) == std::string::npos) continue;
-    std::ifstream stat(base + "/stat");
-    std::string line;
-    std::getline(stat, line);
+    if (slurp(base + "/cmdline").find(dir) == std::string::npos) continue;
+    std::string line = slurp(base + "/stat");
     size_t paren = line.rfind(')');
     std::string state = paren != std::string::npos && paren + 2 < line.size()
                             ? line.substr(paren + 2, 1)
