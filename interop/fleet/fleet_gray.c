@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "interop/common/delay_queue.h"
 #include "interop/fleet/fleet_client.h"
@@ -201,9 +202,15 @@ static int run_timeline(gray_fleet *g, const gray_fault *ft, const gray_plan *pl
       if (rc != 0) return -1;
     }
     for (int c = 0; c < GRAY_CLIENTS; c++) {
-      if (!done[c] && io_proc_wait(cl->p[c], 0, NULL) == 0) {
+      int status = 0;
+      if (!done[c] && io_proc_wait(cl->p[c], 0, &status) == 0) {
         done[c] = 1;
         n_done++;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+          snprintf(g->error, sizeof(g->error), "client %d failed (status %d, see %.100s)", c,
+                   status, g->dir);
+          return -1;
+        }
       }
     }
     if (n_done == GRAY_CLIENTS && ended) return 0;
