@@ -4,11 +4,12 @@
  * clients' summaries, and prints a report (table, or JSON with --json)
  * plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|gray|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
  *         [--network loopback|netns]
+ *         [--faults f1,f2,...] [--calls N] [--fault-s S]
  *
  * --network (fleet_net.h): loopback (default), every process in the
  * runner's namespace; netns (fleet_netns.h, root only), every server and
@@ -40,6 +41,11 @@
  * ten servers of unequal capacity (CPU work per call, ORCA trailers) for
  * round_robin and each aperture pickMetric, with the fleet report's
  * runs[] rows plus pick_metric and the servers' utilization; not in `all`.
+ * memory bound; it is not part of `all`. gray (fleet_gray.h) makes one of
+ * four servers fail without closing its connections (--faults: freeze,
+ * link-down, partition, no-answer, slow) for --fault-s and measures, per
+ * fault and mode, failures, latency and how soon the server loses and
+ * regains its traffic (--calls per run); it is not part of `all`.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -64,6 +70,7 @@
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_deploy.h"
 #include "interop/fleet/fleet_dnsmasq.h"
+#include "interop/fleet/fleet_gray.h"
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_multi_service.h"
@@ -178,6 +185,8 @@ static const fleet_scenario kScenarios[] = {
      io_fleet_soak_write_table, 1, 0},
     {"unequal", io_fleet_unequal_scenario, NULL, io_fleet_unequal_check, report_json,
      io_fleet_unequal_write_table, 0, 0},
+    {"gray", io_fleet_gray_scenario, NULL, io_fleet_gray_check, io_fleet_gray_write_json,
+     io_fleet_gray_write_table, 1, 0},
     {"all", run_all, NULL, NULL, report_json, report_table, 0, 0},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
@@ -340,6 +349,8 @@ static void usage(void) {
           "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
           "unequal: 10 servers, capacities 1 x8, 0.5, 0.25; round_robin and each pickMetric of the\n"
           "         aperture modes (default " FLEET_UNEQUAL_DEFAULT_MODES "); [--duration-s S] per run (default 20)\n"
+          "gray: [--faults " FLEET_GRAY_DEFAULT_FAULTS "] [--calls N] (per run, default 20000)\n"
+          "      [--fault-s S] (default 10); modes " FLEET_GRAY_DEFAULT_MODES "\n"
           "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
 }
 
@@ -388,6 +399,13 @@ static int parse_flags(int argc, char **argv, runner *rn, const char **scenario,
         return 2;
       }
       a->affinity = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "faults", &v)) != 0) {
+      if (r < 0) return 2;
+      a->faults = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "calls", &v)) != 0) {
+      if (r < 0 || io_flag_long("calls", v, 100, 100000000, &a->calls) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "fault-s", &v)) != 0) {
+      if (r < 0 || io_flag_double("fault-s", v, 0.2, 120, &a->fault_s) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {
       if (r < 0) return 2;
       rn->svg_path = v;
