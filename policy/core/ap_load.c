@@ -1,0 +1,208 @@
+#define _GNU_SOURCE /* clock_gettime */
+#include "policy/core/ap_load.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+
+/* flags */
+#define HAS_LATENCY 1u
+#define HAS_UTIL 2u
+
+static const char *const kMetricNames[AP_PICK_METRIC_COUNT] = {
+    "outstanding", "peakEwma", "orca"};
+
+int ap_pick_metric_parse(const char *name, ap_pick_metric *out,
+                         ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  if (name != NULL) {
+    for (size_t i = 0; i < AP_PICK_METRIC_COUNT; ++i) {
+      if (strcmp(name, kMetricNames[i]) == 0) {
+        *out = (ap_pick_metric)i;
+        return AP_OK;
+      }
+    }
+  }
+  return ap_error_set(err, AP_EINVAL,
+                      "pick metric \"%.64s\" is unknown; accepted: "
+                      "outstanding, peakEwma, orca",
+                      name == NULL ? "(null)" : name);
+}
+
+const char *ap_pick_metric_name(ap_pick_metric metric) {
+  if ((unsigned)metric >= AP_PICK_METRIC_COUNT) return "unknown";
+  return kMetricNames[metric];
+}
+
+void ap_load_init(ap_load_state *s) {
+  if (s != NULL) memset(s, 0, sizeof(*s));
+}
+
+int64_t ap_load_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + (int64_t)ts.tv_nsec;
+}
+
+static double bits_to_double(uint64_t bits) {
+  double d;
+  memcpy(&d, &bits, sizeof(d));
+  return d;
+}
+
+static uint64_t double_to_bits(double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof(bits));
+  return bits;
+}
+
+void ap_load_call_start(ap_load_state *s) {
+  if (s == NULL) return;
+  __atomic_fetch_add(&s->outstanding, 1, __ATOMIC_RELAXED);
+}
+
+void ap_load_call_abandon(ap_load_state *s) {
+  if (s == NULL) return;
+  __atomic_fetch_sub(&s->outstanding, 1, __ATOMIC_RELAXED);
+}
+
+void ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns) {
+  if (s == NULL) return;
+  __atomic_fetch_sub(&s->outstanding, 1, __ATOMIC_RELAXED);
+  if (now_ns >= start_ns) {
+    ap_load_record_latency(s, now_ns - start_ns, now_ns, NULL);
+  }
+}
+
+/* Moves *stamp forward to now_ns (never back) and returns the time since
+ * the stamp it replaced (0 when now_ns is not later). */
+static int64_t advance_stamp(int64_t *stamp, int64_t now_ns) {
+  int64_t prev = __atomic_load_n(stamp, __ATOMIC_RELAXED);
+  while (now_ns > prev) {
+    if (__atomic_compare_exchange_n(stamp, &prev, now_ns, 1, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED)) {
+      return now_ns - prev;
+    }
+  }
+  return 0;
+}
+
+/* Replaces the double at *bits by update(old, x, w) with a CAS loop; the
+ * first sample (flag not yet set) just stores x. */
+static void blend(uint64_t *bits, uint32_t *flags, uint32_t flag, double x,
+                  double w, int peak) {
+  const int had = (__atomic_load_n(flags, __ATOMIC_ACQUIRE) & flag) != 0;
+  uint64_t old_bits = __atomic_load_n(bits, __ATOMIC_RELAXED);
+  for (;;) {
+    double next = x;
+    if (had) {
+      const double old = bits_to_double(old_bits);
+      if (!(peak && x > old)) next = old * w + x * (1.0 - w);
+    }
+    if (__atomic_compare_exchange_n(bits, &old_bits, double_to_bits(next), 1,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      break;
+    }
+  }
+  if (!had) __atomic_fetch_or(flags, flag, __ATOMIC_RELEASE);
+}
+
+int ap_load_record_latency(ap_load_state *s, int64_t latency_ns,
+                           int64_t now_ns, ap_error *err) {
+  if (s == NULL) return ap_error_set(err, AP_EINVAL, "state must not be NULL");
+  if (latency_ns < 0) {
+    return ap_error_set(err, AP_EINVAL, "latency_ns is %lld, must be >= 0",
+                        (long long)latency_ns);
+  }
+  const int64_t dt = advance_stamp(&s->latency_stamp_ns, now_ns);
+  const double w = exp(-(double)dt / (double)AP_LOAD_LATENCY_TAU_NS);
+  blend(&s->latency_bits, &s->flags, HAS_LATENCY, (double)latency_ns, w, 1);
+  return AP_OK;
+}
+
+int ap_load_record_utilization(ap_load_state *s, double u, int64_t now_ns,
+                               ap_error *err) {
+  if (s == NULL) return ap_error_set(err, AP_EINVAL, "state must not be NULL");
+  if (!isfinite(u) || u < 0) {
+    return ap_error_set(err, AP_EINVAL,
+                        "utilization is %g, must be finite and >= 0", u);
+  }
+  const int64_t dt = advance_stamp(&s->util_stamp_ns, now_ns);
+  const double w = exp(-(double)dt / (double)AP_LOAD_UTIL_TAU_NS);
+  blend(&s->util_bits, &s->flags, HAS_UTIL, u, w, 0);
+  return AP_OK;
+}
+
+int64_t ap_load_outstanding(const ap_load_state *s) {
+  if (s == NULL) return 0;
+  const int64_t n = __atomic_load_n(&s->outstanding, __ATOMIC_RELAXED);
+  return n > 0 ? n : 0;
+}
+
+int ap_load_latency_ns(const ap_load_state *s, double *out) {
+  if (out == NULL) return 0;
+  *out = 0;
+  if (s == NULL) return 0;
+  if ((__atomic_load_n(&s->flags, __ATOMIC_ACQUIRE) & HAS_LATENCY) == 0) {
+    return 0;
+  }
+  *out = bits_to_double(__atomic_load_n(&s->latency_bits, __ATOMIC_RELAXED));
+  return 1;
+}
+
+int ap_load_utilization(const ap_load_state *s, int64_t now_ns, double *out) {
+  if (out == NULL) return 0;
+  *out = -1;
+  if (s == NULL) return 0;
+  if ((__atomic_load_n(&s->flags, __ATOMIC_ACQUIRE) & HAS_UTIL) == 0) return 0;
+  const int64_t stamp = __atomic_load_n(&s->util_stamp_ns, __ATOMIC_RELAXED);
+  if (now_ns - stamp > AP_LOAD_UTIL_STALE_NS) return 0;
+  *out = bits_to_double(__atomic_load_n(&s->util_bits, __ATOMIC_RELAXED));
+  return 1;
+}
+
+int ap_load_cost(const ap_load_state *s, ap_pick_metric metric,
+                 int64_t now_ns, double *cost) {
+  if (cost == NULL) return AP_EINVAL;
+  *cost = 0;
+  if (s == NULL || (unsigned)metric >= AP_PICK_METRIC_COUNT) return AP_EINVAL;
+  const double n = (double)ap_load_outstanding(s);
+  double v = 0;
+  switch (metric) {
+    case AP_PICK_PEAK_EWMA:
+      if (ap_load_latency_ns(s, &v)) {
+        *cost = v * (n + 1.0);
+        return AP_PICK_PEAK_EWMA;
+      }
+      break;
+    case AP_PICK_ORCA:
+      if (ap_load_utilization(s, now_ns, &v)) {
+        if (v > AP_LOAD_UTIL_CAP) v = AP_LOAD_UTIL_CAP;
+        *cost = (n + 1.0) / (1.0 - v);
+        return AP_PICK_ORCA;
+      }
+      break;
+    default:
+      break;
+  }
+  *cost = n;
+  return AP_PICK_OUTSTANDING;
+}
+
+int ap_load_pair_cost(const ap_load_state *a, const ap_load_state *b,
+                      ap_pick_metric metric, int64_t now_ns, double *cost_a,
+                      double *cost_b) {
+  if (cost_a != NULL) *cost_a = 0;
+  if (cost_b != NULL) *cost_b = 0;
+  if (a == NULL || b == NULL || cost_a == NULL || cost_b == NULL ||
+      (unsigned)metric >= AP_PICK_METRIC_COUNT) {
+    return AP_EINVAL;
+  }
+  const int used_a = ap_load_cost(a, metric, now_ns, cost_a);
+  const int used_b = ap_load_cost(b, metric, now_ns, cost_b);
+  if (used_a == used_b) return used_a;
+  *cost_a = (double)ap_load_outstanding(a);
+  *cost_b = (double)ap_load_outstanding(b);
+  return AP_PICK_OUTSTANDING;
+}
