@@ -62,7 +62,7 @@ void ap_load_call_start(ap_load_state *s) {
   __atomic_fetch_add(&s->outstanding, 1, __ATOMIC_RELAXED);
 }
 
-void ap_load_call_abandon(ap_load_state *s) {
+void ap_load_call_end(ap_load_state *s) {
   if (s == NULL) return;
   __atomic_fetch_sub(&s->outstanding, 1, __ATOMIC_RELAXED);
 }

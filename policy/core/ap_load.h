@@ -96,9 +96,9 @@ void ap_load_call_start(ap_load_state *s);
  * ignored. */
 void ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns);
 
-/* A call that started but will never report its end (abandoned):
- * outstanding - 1 without a latency sample (NULL is ignored). */
-void ap_load_call_abandon(ap_load_state *s);
+/* A call ended without a latency sample (not timed, or abandoned before
+ * it reported its end): outstanding - 1 (NULL is ignored). */
+void ap_load_call_end(ap_load_state *s);
 
 /* Records a latency sample of latency_ns at now_ns into the peak EWMA
  * without touching outstanding. Errors: AP_EINVAL (s NULL, latency_ns < 0);

@@ -68,7 +68,7 @@ TEST(LoadState, OutstandingCountsStartsAndEnds) {
   EXPECT_EQ(ap_load_outstanding(&s), 3);
   ap_load_call_finish(&s, kT0, kT0 + 5 * kMs);
   EXPECT_EQ(ap_load_outstanding(&s), 2);
-  ap_load_call_abandon(&s);
+  ap_load_call_end(&s);
   EXPECT_EQ(ap_load_outstanding(&s), 1);
   double lat = -1;
   ASSERT_EQ(ap_load_latency_ns(&s, &lat), 1) << "the finish recorded 5 ms";
@@ -82,7 +82,7 @@ TEST(LoadState, OutstandingCountsStartsAndEnds) {
 
 TEST(LoadState, NegativeOutstandingReadsAsZero) {
   ap_load_state s = Fresh();
-  ap_load_call_abandon(&s);  // more ends than starts: misuse
+  ap_load_call_end(&s);  // more ends than starts: misuse
   EXPECT_EQ(ap_load_outstanding(&s), 0);
 }
 

@@ -15,15 +15,19 @@ using grpc_core::LoadBalancingPolicy;
 
 AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                                uint32_t choice_count,
-                               std::unique_ptr<AffinityRouter> affinity)
+                               std::unique_ptr<AffinityRouter> affinity,
+                               ap_pick_metric metric)
     : slots_(std::move(slots)),
       table_(std::move(table)),
       choice_count_(choice_count),
-      affinity_(std::move(affinity)) {}
+      affinity_(std::move(affinity)),
+      metric_(static_cast<unsigned>(metric) < AP_PICK_METRIC_COUNT
+                  ? metric
+                  : AP_PICK_OUTSTANDING) {}
 
 absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
     std::vector<Slot> slots, uint32_t choice_count,
-    std::unique_ptr<AffinityRouter> affinity) {
+    std::unique_ptr<AffinityRouter> affinity, ap_pick_metric metric) {
   std::vector<double> weights;
   weights.reserve(slots.size());
   for (const Slot& slot : slots) weights.push_back(slot.weight);
@@ -35,10 +39,12 @@ absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
         absl::StrCat("aperture: cannot build the pick table: ", err.message));
   }
   return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
-                                          choice_count, std::move(affinity));
+                                          choice_count, std::move(affinity),
+                                          metric);
 }
 
 size_t AperturePicker::ChooseBalanced() const {
+  if (metric_ != AP_PICK_OUTSTANDING) return ChooseByMetric();
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
@@ -61,10 +67,30 @@ size_t AperturePicker::ChooseBalanced() const {
   return best;
 }
 
+size_t AperturePicker::ChooseByMetric() const {
+  ap_rng* rng = ThreadRng();
+  size_t best = 0;
+  if (slots_.size() > 1) {
+    const int64_t now = ap_load_now_ns();
+    best = ap_pick1(table_.get(), rng);
+    for (uint32_t draw = 1; draw < choice_count_; ++draw) {
+      const size_t c = ap_pick1(table_.get(), rng);
+      if (c == best) continue;
+      // The costs stand in for the load, compared against the weights
+      // exactly as calls in flight are.
+      ap_candidate a{0, slots_[best].weight, 1};
+      ap_candidate b{0, slots_[c].weight, 1};
+      ap_load_pair_cost(&slots_[best].counters->load, &slots_[c].counters->load,
+                        metric_, now, &a.load, &b.load);
+      if (ap_p2c_choose_fair(&a, &b, rng) == 1) best = c;
+    }
+  }
+  return best;
+}
+
 ap_candidate AperturePicker::Candidate(size_t slot) const {
   return ap_candidate{
-      static_cast<double>(
-          slots_[slot].counters->outstanding.load(std::memory_order_relaxed)),
+      static_cast<double>(slots_[slot].counters->Outstanding()),
       slots_[slot].weight, 1};
 }
 
@@ -79,7 +105,7 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
   const Slot& slot = slots_[best];
   slot.counters->picks.fetch_add(1, std::memory_order_relaxed);
   void* memory = args.call_state->Alloc(sizeof(CallTracker));
-  auto* tracker = new (memory) CallTracker(slot.counters);
+  auto* tracker = new (memory) CallTracker(slot.counters, metric_);
   return LoadBalancingPolicy::PickResult::Complete(
       slot.subchannel,
       std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>(

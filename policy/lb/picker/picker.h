@@ -1,6 +1,7 @@
 // The aperture picker: an immutable snapshot of the READY members of the
 // aperture. Pick() draws candidates with the core's pick table, keeps the
-// least loaded (P2C, fair to fractional pick weights) and attaches a call
+// least loaded (P2C, fair to fractional pick weights) by the configured
+// pick metric (calls in flight, peakEwma or orca: ap_load.h) and attaches a call
 // tracker allocated from the call's arena (call_tracker.h). A balanced pick
 // takes no lock and allocates nothing; a call that carries a sticky-affinity
 // key takes one short shard lock of the session table (affinity_router.h).
@@ -14,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "policy/core/ap_load.h"
 #include "policy/core/ap_pick.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/core_ptr.h"
@@ -34,16 +36,21 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   };
 
   // `table` has one slot per entry of `slots`, same order. `affinity` (may
-  // be null) routes calls that carry an affinity key.
+  // be null) routes calls that carry an affinity key. `metric` is what P2C
+  // compares (an unknown value counts as outstanding).
   AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
-                 std::unique_ptr<AffinityRouter> affinity = nullptr);
+                 std::unique_ptr<AffinityRouter> affinity = nullptr,
+                 ap_pick_metric metric = AP_PICK_OUTSTANDING);
 
   // Builds the pick table from the slots' weights; an error names why the
   // table could not be built.
   static absl::StatusOr<std::unique_ptr<AperturePicker>> Create(
       std::vector<Slot> slots, uint32_t choice_count,
-      std::unique_ptr<AffinityRouter> affinity);
+      std::unique_ptr<AffinityRouter> affinity,
+      ap_pick_metric metric = AP_PICK_OUTSTANDING);
+
+  ap_pick_metric metric() const { return metric_; }
 
   grpc_core::LoadBalancingPolicy::PickResult Pick(
       grpc_core::LoadBalancingPolicy::PickArgs args) override;
@@ -52,6 +59,9 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // The normal pick: choiceCount independent weighted draws, the least
   // loaded wins by ap_p2c_choose_fair (P2C).
   size_t ChooseBalanced() const;
+  // The same under peakEwma or orca: each comparison takes both costs in
+  // one unit (ap_load_pair_cost) at one clock reading per pick.
+  size_t ChooseByMetric() const;
   // The slot's outstanding calls and weight, as the core compares them.
   ap_candidate Candidate(size_t slot) const;
   static size_t ChooseBalancedThunk(void* self) {
@@ -62,6 +72,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   const PickTablePtr table_;
   const uint32_t choice_count_;
   const std::unique_ptr<AffinityRouter> affinity_;
+  const ap_pick_metric metric_;
 };
 
 }  // namespace aperture_lb

@@ -459,13 +459,17 @@ void AperturePolicy::UpdatePickerLocked() {
   const size_t not_failed = census.not_failed, total = census.total;
   const uint32_t choice_count =
       config_ != nullptr ? config_->settings().choice_count : kDefaultChoiceCount;
+  const ap_pick_metric metric = config_ != nullptr
+                                    ? config_->settings().pick_metric
+                                    : AP_PICK_OUTSTANDING;
   // The first READY picker waits for minReady members (or all that have
   // not failed) so that the first calls do not all land on one endpoint.
   size_t wanted = std::min<size_t>(ring_->min_ready(), not_failed);
   if (!slots.empty() && (ever_ready_ || slots.size() >= wanted)) {
     const size_t ready = slots.size();
     auto picker = AperturePicker::Create(std::move(slots), choice_count,
-                                         affinity_.MakeRouter(census.affinity));
+                                         affinity_.MakeRouter(census.affinity),
+                                         metric);
     if (!picker.ok()) {
       EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;

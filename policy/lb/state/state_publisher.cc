@@ -106,8 +106,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     o->draining = e.draining ? 1 : 0;
     o->connectivity = e.connectivity;
     if (e.counters != nullptr) {
-      int64_t outstanding = e.counters->outstanding.load();
-      o->outstanding = outstanding > 0 ? static_cast<uint64_t>(outstanding) : 0;
+      o->outstanding = static_cast<uint64_t>(e.counters->Outstanding());
       o->picks = e.counters->picks.load();
       o->failures = e.counters->failures.load();
     }
