@@ -162,47 +162,57 @@ int ap_load_utilization(const ap_load_state *s, int64_t now_ns, double *out) {
   return 1;
 }
 
-int ap_load_cost(const ap_load_state *s, ap_pick_metric metric,
-                 int64_t now_ns, double *cost) {
-  if (cost == NULL) return AP_EINVAL;
-  *cost = 0;
+int ap_load_scale(const ap_load_state *s, ap_pick_metric metric,
+                  int64_t now_ns, double *scale) {
+  if (scale == NULL) return AP_EINVAL;
+  *scale = 1;
   if (s == NULL || (unsigned)metric >= AP_PICK_METRIC_COUNT) return AP_EINVAL;
-  const double n = (double)ap_load_outstanding(s);
   double v = 0;
   switch (metric) {
     case AP_PICK_PEAK_EWMA:
       if (ap_load_latency_ns(s, &v)) {
-        *cost = v * (n + 1.0);
+        *scale = v;
         return AP_PICK_PEAK_EWMA;
       }
       break;
     case AP_PICK_ORCA:
       if (ap_load_utilization(s, now_ns, &v)) {
         if (v > AP_LOAD_UTIL_CAP) v = AP_LOAD_UTIL_CAP;
-        *cost = (n + 1.0) / (1.0 - v);
+        *scale = 1.0 / (1.0 - v);
         return AP_PICK_ORCA;
       }
       break;
     default:
       break;
   }
-  *cost = n;
   return AP_PICK_OUTSTANDING;
 }
 
-int ap_load_pair_cost(const ap_load_state *a, const ap_load_state *b,
-                      ap_pick_metric metric, int64_t now_ns, double *cost_a,
-                      double *cost_b) {
-  if (cost_a != NULL) *cost_a = 0;
-  if (cost_b != NULL) *cost_b = 0;
-  if (a == NULL || b == NULL || cost_a == NULL || cost_b == NULL ||
+int ap_load_cost(const ap_load_state *s, ap_pick_metric metric,
+                 int64_t now_ns, double *cost) {
+  if (cost == NULL) return AP_EINVAL;
+  *cost = 0;
+  double scale = 1;
+  const int used = ap_load_scale(s, metric, now_ns, &scale);
+  if (used < 0) return used;
+  const double n = (double)ap_load_outstanding(s);
+  *cost = used == AP_PICK_OUTSTANDING ? n : (n + 1.0) * scale;
+  return used;
+}
+
+int ap_load_pair_scale(const ap_load_state *a, const ap_load_state *b,
+                       ap_pick_metric metric, int64_t now_ns, double *scale_a,
+                       double *scale_b) {
+  if (scale_a != NULL) *scale_a = 1;
+  if (scale_b != NULL) *scale_b = 1;
+  if (a == NULL || b == NULL || scale_a == NULL || scale_b == NULL ||
       (unsigned)metric >= AP_PICK_METRIC_COUNT) {
     return AP_EINVAL;
   }
-  const int used_a = ap_load_cost(a, metric, now_ns, cost_a);
-  const int used_b = ap_load_cost(b, metric, now_ns, cost_b);
+  const int used_a = ap_load_scale(a, metric, now_ns, scale_a);
+  const int used_b = ap_load_scale(b, metric, now_ns, scale_b);
   if (used_a == used_b) return used_a;
-  *cost_a = (double)ap_load_outstanding(a);
-  *cost_b = (double)ap_load_outstanding(b);
+  *scale_a = 1;
+  *scale_b = 1;
   return AP_PICK_OUTSTANDING;
 }

@@ -25,8 +25,8 @@
  * Fallback: peakEwma before an endpoint's first latency sample, and orca
  * without a utilization report or with one older than
  * AP_LOAD_UTIL_STALE_NS (5 s), use the outstanding count. Costs of two
- * candidates are only compared in one unit: ap_load_pair_cost() falls
- * back for both when either of them has to.
+ * candidates are only compared in one unit: ap_load_pair_scale() falls
+ * back for both when either of them has to (ap_load_pair_scale).
  *
  * Concurrency: every field of ap_load_state is read and written with
  * atomic operations only (GCC/Clang __atomic builtins, lock-free on
@@ -137,13 +137,23 @@ int ap_load_utilization(const ap_load_state *s, int64_t now_ns, double *out);
 int ap_load_cost(const ap_load_state *s, ap_pick_metric metric,
                  int64_t now_ns, double *cost);
 
-/* The costs of two candidates in one unit: both under `metric` when both
- * have a usable sample, else both their outstanding counts. Returns the
- * metric used, or AP_EINVAL (a NULL argument, unknown metric; costs set to
- * 0 where writable). */
-int ap_load_pair_cost(const ap_load_state *a, const ap_load_state *b,
-                      ap_pick_metric metric, int64_t now_ns, double *cost_a,
-                      double *cost_b);
+/* The metric multiplier of the cost at now_ns, what the picker passes to
+ * ap_p2c_choose_fair_scaled() beside the outstanding count:
+ *   peakEwma: latency_ns          orca: 1 / (1 - min(u, 0.95))
+ * so that cost = (outstanding + 1) * scale. Writes *scale and returns the
+ * metric used; AP_PICK_OUTSTANDING with *scale = 1 for the outstanding
+ * metric and on fallback. Errors: AP_EINVAL (s or scale NULL, unknown
+ * metric; *scale, when writable, set to 1). */
+int ap_load_scale(const ap_load_state *s, ap_pick_metric metric,
+                  int64_t now_ns, double *scale);
+
+/* The multipliers of two candidates in one unit: both under `metric` when
+ * both have a usable sample, else both 1 (P2C then compares outstanding
+ * counts). Returns the metric used, or AP_EINVAL (a NULL argument, unknown
+ * metric; scales set to 1 where writable). */
+int ap_load_pair_scale(const ap_load_state *a, const ap_load_state *b,
+                       ap_pick_metric metric, int64_t now_ns, double *scale_a,
+                       double *scale_b);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 
 #include "gtest/gtest.h"
 #include "policy/core/ap_load.h"
+#include "policy/core/ap_pick.h"
+#include "policy/core/ap_rng.h"
 
 namespace {
 
@@ -271,45 +273,155 @@ TEST(Cost, BadArgumentsAreRejected) {
   EXPECT_EQ(ap_load_cost(&s, AP_PICK_METRIC_COUNT, kT0, &c), AP_EINVAL);
   EXPECT_EQ(c, 0);
   EXPECT_EQ(ap_load_cost(&s, AP_PICK_ORCA, kT0, nullptr), AP_EINVAL);
-  double a = 1, b = 1;
-  EXPECT_EQ(ap_load_pair_cost(&s, nullptr, AP_PICK_ORCA, kT0, &a, &b),
+  c = 5;
+  EXPECT_EQ(ap_load_scale(nullptr, AP_PICK_ORCA, kT0, &c), AP_EINVAL);
+  EXPECT_EQ(c, 1);
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_METRIC_COUNT, kT0, &c), AP_EINVAL);
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_ORCA, kT0, nullptr), AP_EINVAL);
+  double a = 5, b = 5;
+  EXPECT_EQ(ap_load_pair_scale(&s, nullptr, AP_PICK_ORCA, kT0, &a, &b),
             AP_EINVAL);
-  EXPECT_EQ(a, 0);
-  EXPECT_EQ(b, 0);
-  EXPECT_EQ(ap_load_pair_cost(&s, &s, AP_PICK_ORCA, kT0, nullptr, &b),
+  EXPECT_EQ(a, 1);
+  EXPECT_EQ(b, 1);
+  EXPECT_EQ(ap_load_pair_scale(&s, &s, AP_PICK_ORCA, kT0, nullptr, &b),
             AP_EINVAL);
-  EXPECT_EQ(ap_load_pair_cost(&s, &s, static_cast<ap_pick_metric>(9), kT0, &a,
-                              &b),
+  EXPECT_EQ(ap_load_pair_scale(&s, &s, static_cast<ap_pick_metric>(9), kT0, &a,
+                               &b),
             AP_EINVAL);
 }
 
-TEST(PairCost, BothInOneUnitOrBothOutstanding) {
+TEST(Scale, IsTheMultiplierOfOutstandingPlusOne) {
+  ap_load_state s = Fresh();
+  ap_load_call_start(&s);
+  double m = 0;
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_OUTSTANDING, kT0, &m),
+            AP_PICK_OUTSTANDING);
+  EXPECT_EQ(m, 1);
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_PEAK_EWMA, kT0, &m), AP_PICK_OUTSTANDING);
+  EXPECT_EQ(m, 1);
+  ap_load_record_latency(&s, 3 * kMs, kT0, nullptr);
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_PEAK_EWMA, kT0, &m), AP_PICK_PEAK_EWMA);
+  EXPECT_EQ(m, 3.0 * kMs);
+  ap_load_record_utilization(&s, 0.75, kT0, nullptr);
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_ORCA, kT0, &m), AP_PICK_ORCA);
+  EXPECT_DOUBLE_EQ(m, 4.0);
+  EXPECT_EQ(ap_load_scale(&s, AP_PICK_ORCA, kT0 + 5 * kS + 1, &m),
+            AP_PICK_OUTSTANDING);
+  EXPECT_EQ(m, 1);
+}
+
+TEST(PairScale, BothInOneUnitOrBothOne) {
   ap_load_state reporting = Fresh(), silent = Fresh();
-  for (int i = 0; i < 3; ++i) ap_load_call_start(&reporting);
-  ap_load_call_start(&silent);
   ap_load_record_utilization(&reporting, 0.5, kT0, nullptr);
   double a = 0, b = 0;
-  EXPECT_EQ(ap_load_pair_cost(&reporting, &silent, AP_PICK_ORCA, kT0, &a, &b),
-            AP_PICK_OUTSTANDING);
-  EXPECT_EQ(a, 3.0);
-  EXPECT_EQ(b, 1.0);
+  EXPECT_EQ(
+      ap_load_pair_scale(&reporting, &silent, AP_PICK_ORCA, kT0, &a, &b),
+      AP_PICK_OUTSTANDING);
+  EXPECT_EQ(a, 1);
+  EXPECT_EQ(b, 1);
   ap_load_record_utilization(&silent, 0.0, kT0, nullptr);
-  EXPECT_EQ(ap_load_pair_cost(&reporting, &silent, AP_PICK_ORCA, kT0, &a, &b),
-            AP_PICK_ORCA);
-  EXPECT_DOUBLE_EQ(a, 8.0);
-  EXPECT_EQ(b, 2.0);
-  // peakEwma likewise: one side without a sample -> both outstanding.
+  EXPECT_EQ(
+      ap_load_pair_scale(&reporting, &silent, AP_PICK_ORCA, kT0, &a, &b),
+      AP_PICK_ORCA);
+  EXPECT_DOUBLE_EQ(a, 2.0);
+  EXPECT_EQ(b, 1.0);
+  // Stale on one side only: both fall back.
+  ap_load_record_utilization(&silent, 0.0, kT0 + 4 * kS, nullptr);
+  EXPECT_EQ(ap_load_pair_scale(&reporting, &silent, AP_PICK_ORCA,
+                               kT0 + 6 * kS, &a, &b),
+            AP_PICK_OUTSTANDING);
+  EXPECT_EQ(a, 1);
+  EXPECT_EQ(b, 1);
+  // peakEwma likewise.
   ap_load_record_latency(&reporting, 2 * kMs, kT0, nullptr);
   EXPECT_EQ(
-      ap_load_pair_cost(&reporting, &silent, AP_PICK_PEAK_EWMA, kT0, &a, &b),
+      ap_load_pair_scale(&reporting, &silent, AP_PICK_PEAK_EWMA, kT0, &a, &b),
       AP_PICK_OUTSTANDING);
-  EXPECT_EQ(a, 3.0);
   ap_load_record_latency(&silent, 10 * kMs, kT0, nullptr);
   EXPECT_EQ(
-      ap_load_pair_cost(&reporting, &silent, AP_PICK_PEAK_EWMA, kT0, &a, &b),
+      ap_load_pair_scale(&reporting, &silent, AP_PICK_PEAK_EWMA, kT0, &a, &b),
       AP_PICK_PEAK_EWMA);
-  EXPECT_EQ(a, 8.0 * kMs);
-  EXPECT_EQ(b, 20.0 * kMs);
+  EXPECT_EQ(a, 2.0 * kMs);
+  EXPECT_EQ(b, 10.0 * kMs);
+}
+
+// With equal multipliers the scaled comparison is the fair one, draw for
+// draw (the outstanding metric's pick is unchanged by construction).
+TEST(ScaledP2C, EqualScalesChooseAsTheFairComparison) {
+  ap_rng r1, r2, loads;
+  ap_rng_seed(&r1, 42);
+  ap_rng_seed(&r2, 42);
+  ap_rng_seed(&loads, 7);
+  const double weights[] = {1.0, 0.5, 0.25, 2.0, 1.00005};
+  int disagreements = 0, b_wins = 0;
+  for (int i = 0; i < 20000; ++i) {
+    ap_candidate a{double(ap_rng_below(&loads, 90)), weights[i % 5], 1};
+    ap_candidate b{double(ap_rng_below(&loads, 90)), weights[(i / 5) % 5], 1};
+    const double scale = 1.0 + (i % 3);
+    const int fair = ap_p2c_choose_fair(&a, &b, &r1);
+    const int scaled = ap_p2c_choose_fair_scaled(&a, scale, &b, scale, &r2);
+    disagreements += fair != scaled;
+    b_wins += scaled;
+  }
+  EXPECT_EQ(disagreements, 0);
+  EXPECT_GT(b_wins, 5000) << "the comparison is not one-sided";
+  EXPECT_LT(b_wins, 15000);
+}
+
+TEST(ScaledP2C, ComparesOutstandingPlusOneTimesScale) {
+  // Equal weights, no generator: (la + 1) sa vs (lb + 1) sb.
+  ap_candidate idle{0, 1, 1}, busy{3, 1, 1};
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&idle, 10.0, &busy, 2.0, nullptr), 1)
+      << "1 x 10 > 4 x 2";
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&idle, 3.0, &busy, 2.0, nullptr), 0)
+      << "1 x 3 < 4 x 2";
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&idle, 8.0, &busy, 2.0, nullptr), 0)
+      << "a tie goes to a";
+  // Unequal weights without a generator: the heavier count is scaled by
+  // w_light / w_heavy: (4 x 0.5 + 1) x 2 = 6 < (1 + 1) x 4 = 8.
+  ap_candidate heavy{4, 2, 1}, light{1, 1, 1};
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&light, 4.0, &heavy, 2.0, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&heavy, 2.0, &light, 4.0, nullptr), 0);
+}
+
+TEST(ScaledP2C, HealthFirstAndBadInputsLose) {
+  ap_candidate good{5, 1, 1}, sick{0, 1, 0};
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&sick, 1.0, &good, 100.0, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&good, 100.0, &sick, 1.0, nullptr), 0);
+  ap_candidate idle{0, 1, 1};
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&idle, NAN, &good, 1.0, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&idle, -1.0, &good, 1.0, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&good, 1.0, &idle, NAN, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(nullptr, 1.0, &good, 1.0, nullptr), 1);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(&good, 1.0, nullptr, 1.0, nullptr), 0);
+  EXPECT_EQ(ap_p2c_choose_fair_scaled(nullptr, 1.0, nullptr, 1.0, nullptr), 0);
+}
+
+// Weighted shares under a metric: three slots of weights 2, 1, 1 with the
+// same multiplier and calls that finish at once (outstanding 0 at every
+// pick) share calls 2:1:1, as under the outstanding metric. 40,000 picks:
+// the share's standard deviation is 0.0025, the tolerance 0.02.
+TEST(ScaledP2C, WeightsKeepTheirShareUnderEqualScales) {
+  const double w[] = {2, 1, 1};
+  ap_pick_table* table = nullptr;
+  ASSERT_EQ(ap_pick_table_create(w, 3, &table, nullptr), AP_OK);
+  ap_rng rng;
+  ap_rng_seed(&rng, 1234);
+  int counts[3] = {0, 0, 0};
+  const int kPicks = 40000;
+  for (int i = 0; i < kPicks; ++i) {
+    size_t best = ap_pick1(table, &rng);
+    const size_t c = ap_pick1(table, &rng);
+    if (c != best) {
+      ap_candidate a{0, w[best], 1}, b{0, w[c], 1};
+      if (ap_p2c_choose_fair_scaled(&a, 1.25, &b, 1.25, &rng) == 1) best = c;
+    }
+    ++counts[best];
+  }
+  ap_pick_table_destroy(table);
+  EXPECT_NEAR(counts[0] / double(kPicks), 0.5, 0.02);
+  EXPECT_NEAR(counts[1] / double(kPicks), 0.25, 0.02);
+  EXPECT_NEAR(counts[2] / double(kPicks), 0.25, 0.02);
 }
 
 // Concurrent recorders: the counts stay exact and the average stays within

@@ -76,13 +76,15 @@ size_t AperturePicker::ChooseByMetric() const {
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
-      // The costs stand in for the load, compared against the weights
-      // exactly as calls in flight are.
-      ap_candidate a{0, slots_[best].weight, 1};
-      ap_candidate b{0, slots_[c].weight, 1};
-      ap_load_pair_cost(&slots_[best].counters->load, &slots_[c].counters->load,
-                        metric_, now, &a.load, &b.load);
-      if (ap_p2c_choose_fair(&a, &b, rng) == 1) best = c;
+      double scale_a = 1, scale_b = 1;
+      ap_load_pair_scale(&slots_[best].counters->load,
+                         &slots_[c].counters->load, metric_, now, &scale_a,
+                         &scale_b);
+      const ap_candidate a = Candidate(best);
+      const ap_candidate b = Candidate(c);
+      if (ap_p2c_choose_fair_scaled(&a, scale_a, &b, scale_b, rng) == 1) {
+        best = c;
+      }
     }
   }
   return best;

@@ -59,8 +59,11 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // The normal pick: choiceCount independent weighted draws, the least
   // loaded wins by ap_p2c_choose_fair (P2C).
   size_t ChooseBalanced() const;
-  // The same under peakEwma or orca: each comparison takes both costs in
-  // one unit (ap_load_pair_cost) at one clock reading per pick.
+  // The same under peakEwma or orca: each comparison takes both metric
+  // multipliers in one unit (ap_load_pair_scale, one clock reading per
+  // pick) and compares (outstanding + 1) * multiplier after thinning the
+  // outstanding counts by weight (ap_p2c_choose_fair_scaled), so weights
+  // keep their meaning.
   size_t ChooseByMetric() const;
   // The slot's outstanding calls and weight, as the core compares them.
   ap_candidate Candidate(size_t slot) const;
