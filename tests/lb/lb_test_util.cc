@@ -32,11 +32,16 @@ namespace aperture_test {
 
 class Backend::Service : public grpc::CallbackGenericService {
  public:
-  Service(std::atomic<uint64_t>* calls, int delay_ms, std::string address)
-      : calls_(calls), delay_ms_(delay_ms), address_(std::move(address)) {}
+  Service(std::atomic<uint64_t>* calls, int delay_ms, std::string address,
+          const Trailers* trailers)
+      : calls_(calls),
+        delay_ms_(delay_ms),
+        address_(std::move(address)),
+        trailers_(trailers) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext*) override {
+      grpc::GenericCallbackServerContext* ctx) override {
+    for (const auto& kv : *trailers_) ctx->AddTrailingMetadata(kv.first, kv.second);
     return new Reactor(calls_, delay_ms_, address_);
   }
 
@@ -81,6 +86,7 @@ class Backend::Service : public grpc::CallbackGenericService {
   std::atomic<uint64_t>* calls_;
   const int delay_ms_;
   const std::string address_;
+  const Trailers* trailers_;  // the Backend's
 };
 
 namespace {
@@ -106,7 +112,8 @@ int PickFreePort() {
 
 }  // namespace
 
-Backend::Backend(int delay_ms) : delay_ms_(delay_ms) {
+Backend::Backend(int delay_ms, Trailers trailers)
+    : delay_ms_(delay_ms), trailers_(std::move(trailers)) {
   const int port = PickFreePort();
   if (!Listen(port)) {
     fprintf(stderr, "backend: cannot listen on port %d\n", port);
@@ -122,7 +129,7 @@ std::string Backend::address() const {
 
 bool Backend::Listen(int port) {
   const std::string address = "127.0.0.1:" + std::to_string(port);
-  service_ = std::make_unique<Service>(&calls_, delay_ms_, address);
+  service_ = std::make_unique<Service>(&calls_, delay_ms_, address, &trailers_);
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound);
