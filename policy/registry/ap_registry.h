@@ -79,6 +79,10 @@ typedef struct ap_endpoint_state {
   uint64_t failures;        /* picked calls that ended in a non-OK status */
   int draining;             /* 1 while in its removal grace: gone from the
                                resolver, kept in the ring, never picked */
+  double utilization;       /* pickMetric orca: smoothed reported CPU
+                               utilization; -1 none, stale or other metric */
+  double latency_ewma_ms;   /* pickMetric peakEwma: peak EWMA of latency in
+                               ms; -1 no sample or other metric */
 } ap_endpoint_state;
 
 typedef struct ap_ring_state {
@@ -113,6 +117,8 @@ typedef struct ap_ring_state {
                                  coordinate; "" when none. Clients that
                                  agree on their peers show the same value */
   uint64_t coordinate_changes; /* times the applied coordinate changed */
+  char pick_metric[16];       /* pickMetric name ("outstanding", "peakEwma",
+                                 "orca"); "" when unknown */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

@@ -109,6 +109,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   r->peer_target = str_or_empty(s->peer_target);
   r->peer_fingerprint = (char *)s->peer_fingerprint;
   r->coordinate_changes = s->coordinate_changes;
+  r->pick_metric = (char *)s->pick_metric;
   r->offset = s->offset;
   r->width = s->width;
   r->min_aperture = s->min_aperture;
@@ -146,6 +147,8 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
     m->outstanding = e->outstanding;
     m->picks = e->picks;
     m->failures = e->failures;
+    m->utilization = e->utilization;
+    m->latency_ewma_ms = e->latency_ewma_ms;
     rs->endpoint_ptrs[i] = m;
   }
 }

@@ -382,6 +382,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->peer_fingerprint = s.peer_fingerprint;
     out->coordinate_changes = s.coordinate_changes;
     out->fingerprint = s.fingerprint;
+    out->pick_metric = s.pick_metric;
     out->peer_index = s.peer_index;
     out->peer_count = s.peer_count;
     out->logical_aperture = s.logical_aperture;
@@ -400,7 +401,8 @@ bool Snapshot(const std::string& filter, StateView* out) {
       out->endpoints.push_back({e.address, e.ring_index, e.intersection,
                                 e.pick_weight, e.in_aperture != 0,
                                 e.widened != 0, e.connectivity, e.outstanding,
-                                e.picks, e.failures, e.draining != 0});
+                                e.picks, e.failures, e.draining != 0,
+                                e.utilization, e.latency_ewma_ms});
     }
   }
   ap_ring_states_free(states, count);

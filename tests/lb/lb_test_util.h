@@ -123,9 +123,11 @@ struct EndpointView {
   int connectivity;
   uint64_t outstanding, picks, failures;
   bool draining;
+  double utilization, latency_ewma_ms;  // -1: none (ap_registry.h)
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;
+  std::string pick_metric;
   uint32_t peer_index, peer_count, logical_aperture, physical_aperture, widened,
       draining;
   uint64_t resolver_updates, rebuilds, subchannels_created,

@@ -120,6 +120,21 @@ TEST(PickMetric, OrcaSendsFewerCallsToTheBusyServer) {
   for (size_t i = 1; i < backends.size(); ++i) {
     EXPECT_GT(Share(orca, i), 0.25) << backends[i]->address();
   }
+  // The status shows the metric and each server's reported utilization
+  // (constant reports: the average is the report), no latency under orca;
+  // nothing of either under outstanding.
+  EXPECT_EQ(orca.after.pick_metric, "orca");
+  EXPECT_EQ(outstanding.after.pick_metric, "outstanding");
+  for (size_t i = 0; i < backends.size(); ++i) {
+    const EndpointView* e = orca.after.Find(backends[i]->address());
+    ASSERT_NE(e, nullptr);
+    EXPECT_NEAR(e->utilization, i == 0 ? 0.9 : 0.1, 1e-9) << e->address;
+    EXPECT_EQ(e->latency_ewma_ms, -1) << e->address;
+    const EndpointView* o = outstanding.after.Find(backends[i]->address());
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->utilization, -1) << o->address;
+    EXPECT_EQ(o->latency_ewma_ms, -1) << o->address;
+  }
 }
 
 // A server that reports nothing falls back to outstanding: beside servers
@@ -155,6 +170,18 @@ TEST(PickMetric, PeakEwmaSendsFewerCallsToTheSlowServer) {
   EXPECT_GT(off, 0.15) << "outstanding: no calls in flight to compare";
   EXPECT_LT(on, 0.12) << "slow server's share under peakEwma";
   EXPECT_LT(on, off / 2) << "peakEwma " << on << " vs outstanding " << off;
+  // The status shows the latency average: every sample of the slow server
+  // took at least its 20 ms delay, so its average is at least that.
+  EXPECT_EQ(ewma.after.pick_metric, "peakEwma");
+  const EndpointView* slow = ewma.after.Find(backends[0]->address());
+  ASSERT_NE(slow, nullptr);
+  EXPECT_GE(slow->latency_ewma_ms, 20.0);
+  EXPECT_EQ(slow->utilization, -1);
+  for (size_t i = 1; i < backends.size(); ++i) {
+    const EndpointView* e = ewma.after.Find(backends[i]->address());
+    ASSERT_NE(e, nullptr);
+    EXPECT_GE(e->latency_ewma_ms, 0.0) << e->address;
+  }
 }
 
 // Configured weights keep their meaning under a metric: with equal
