@@ -59,25 +59,13 @@ static int grow(io_sessions *s, size_t *cap, size_t need) {
   return 0;
 }
 
-int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
-                              uint32_t extra, uint32_t min_aperture,
-                              io_sessions_seed_fn seed, const void *seed_ctx,
-                              io_sessions *out, ap_error *err) {
-  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
-  memset(out, 0, sizeof *out);
-  if (n == 0) return ap_error_set(err, AP_ERANGE, "n (servers) must be >= 1");
-  if (peer_count == 0 && extra > 0)
-    return ap_error_set(err, AP_ERANGE, "peer_count must be >= 1 with extra clients");
-  if (extra > UINT32_MAX - peer_count)
-    return ap_error_set(err, AP_ERANGE, "peer_count + extra overflows");
-  /* Stable: one plan for the fleet (identities 0..n-1 and 0..C-1). */
-  if (mode == (int)AP_MODE_STABLE) {
-    if (extra > 0)
-      return ap_error_set(err, AP_EINVAL,
-                          "stable clients have identities: no extra clients");
-    return io_sessions_compute_ids(mode, n, NULL, peer_count, NULL, min_aperture,
-                                   seed, seed_ctx, out, err);
-  }
+/* Every mode's sessions, one loop: client c takes peer index c % peer_count
+ * and seed seed(c, ctx) and computes its aperture on the ring of n as the
+ * policy does; `plan` is stable mode's service input (NULL otherwise). */
+static int compute_fleet(int mode, uint32_t n, uint32_t peer_count, uint32_t extra,
+                         const ap_stable_plan *plan, uint32_t min_aperture,
+                         io_sessions_seed_fn seed, const void *seed_ctx, io_sessions *out,
+                         ap_error *err) {
   const uint32_t clients = peer_count + extra;
   out->ring_size = n;
   out->clients = clients;
@@ -103,6 +91,7 @@ int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
       rc = ap_subset_params_for_client((ap_mode)mode, c % peer_count, peer_count,
                                        min_aperture, seed ? seed(c, seed_ctx) : 0,
                                        &p, err);
+      p.stable_plan = plan;
       if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, err);
       if (rc != AP_OK) break;
       members = ap_aperture_count(a);
@@ -137,122 +126,77 @@ int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
   return AP_OK;
 }
 
-/* |A symmetric-difference B| of two sorted identity lists, where B's items
- * are relabelled ring indices: skip == position to leave out of B (the
- * joined server, counted separately), shift_from: indices >= it map to
- * index + shift. */
-static size_t diff_count(const uint32_t *a, size_t na, const uint32_t *b,
-                         size_t nb, uint32_t skip, uint32_t shift_from,
-                         int shift) {
-  size_t i = 0, j = 0, diff = 0;
-  for (;;) {
-    while (j < nb && b[j] == skip) j++;
-    if (i == na || j == nb) break;
-    uint32_t bj = b[j] >= shift_from ? (uint32_t)((int64_t)b[j] + shift) : b[j];
-    if (a[i] == bj) {
-      i++;
-      j++;
-    } else if (a[i] < bj) {
-      diff++;
-      i++;
-    } else {
-      diff++;
-      j++;
+int io_service_plan_create(int mode, size_t n, const uint64_t *endpoint_keys,
+                           const double *weights, uint32_t clients, const uint64_t *client_keys,
+                           uint32_t min_aperture, ap_stable_plan **plan, ap_error *err) {
+  if (plan == NULL) return ap_error_set(err, AP_EINVAL, "plan must not be NULL");
+  *plan = NULL;
+  if (mode != (int)AP_MODE_STABLE || clients == 0) return AP_OK;
+  return ap_stable_plan_create(endpoint_keys, weights, n, client_keys, clients, min_aperture,
+                               plan, err);
+}
+
+uint64_t *io_ordinal_keys(const uint32_t *ids, uint32_t n) {
+  uint64_t *keys = malloc(((size_t)n ? n : 1) * sizeof *keys);
+  if (keys != NULL)
+    for (uint32_t j = 0; j < n; j++) keys[j] = ap_stable_ordinal_key(ids ? ids[j] : j);
+  return keys;
+}
+
+/* Sessions of a fleet keyed by identities (ordinal keys of server_ids and
+ * client_ids, NULL: 0..n-1 and 0..clients-1). */
+static int compute_by_ids(int mode, uint32_t n, const uint32_t *server_ids, uint32_t peer_count,
+                          uint32_t extra, const uint32_t *client_ids, uint32_t min_aperture,
+                          io_sessions_seed_fn seed, const void *seed_ctx, io_sessions *out,
+                          ap_error *err) {
+  uint64_t *ekeys = NULL, *ckeys = NULL;
+  if (mode == (int)AP_MODE_STABLE) {
+    ekeys = io_ordinal_keys(server_ids, n);
+    ckeys = io_ordinal_keys(client_ids, peer_count);
+    if (ekeys == NULL || ckeys == NULL) {
+      free(ekeys);
+      free(ckeys);
+      return ap_error_set(err, AP_ENOMEM, "out of memory");
     }
   }
-  diff += na - i;
-  for (; j < nb; j++)
-    if (b[j] != skip) diff++;
-  return diff;
-}
-
-static int contains(const uint32_t *a, size_t n, uint32_t x) {
-  for (size_t i = 0; i < n; i++)
-    if (a[i] == x) return 1;
-  return 0;
-}
-
-/* Sessions changed over all clients from `before` to `after`, where after's
- * ring relabels as diff_count() describes; `server` is the position that
- * left (in before) or joined (in after), whose sessions *optimum counts. A
- * joined server's sessions are new, so they count as changed too. */
-static size_t step_changes(const io_sessions *before, const io_sessions *after,
-                           uint32_t server, int joined, size_t *optimum) {
-  size_t diff = 0, opt = 0;
-  for (uint32_t c = 0; c < before->clients; c++) {
-    const uint32_t *a = before->idx + before->start[c];
-    size_t na = before->start[c + 1] - before->start[c];
-    const uint32_t *b = after->idx + after->start[c];
-    size_t nb = after->start[c + 1] - after->start[c];
-    if (!joined) {
-      opt += (size_t)contains(a, na, server);
-      /* after index j is identity j (j < server) or j + 1 */
-      diff += diff_count(a, na, b, nb, UINT32_MAX, server, +1);
-    } else {
-      /* after index server is the new one; index j > server is j - 1 */
-      size_t has = (size_t)contains(b, nb, server);
-      opt += has;
-      diff += diff_count(a, na, b, nb, server, server + 1, -1) + has;
-    }
-  }
-  if (optimum) *optimum = opt;
-  return diff;
-}
-
-size_t io_sessions_removed(const io_sessions *before, const io_sessions *after,
-                           uint32_t r, size_t *optimum) {
-  return step_changes(before, after, r, 0, optimum);
-}
-
-size_t io_sessions_added(const io_sessions *before, const io_sessions *after,
-                         uint32_t p, size_t *optimum) {
-  return step_changes(before, after, p, 1, optimum);
-}
-
-/* Stable sessions: one plan from the identities' keys, its rows copied. */
-static int compute_stable(uint32_t n, const uint32_t *server_ids, uint32_t clients,
-                          const uint32_t *client_ids, uint32_t min_aperture,
-                          io_sessions *out, ap_error *err) {
-  uint64_t *ekeys = malloc((size_t)n * sizeof *ekeys);
-  uint64_t *ckeys = malloc((size_t)clients * sizeof *ckeys);
-  ap_stable_plan *plan = NULL;
-  int rc = AP_OK;
-  if (ekeys == NULL || ckeys == NULL) {
-    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-  } else {
-    for (uint32_t j = 0; j < n; j++)
-      ekeys[j] = ap_stable_ordinal_key(server_ids ? server_ids[j] : j);
-    for (uint32_t c = 0; c < clients; c++)
-      ckeys[c] = ap_stable_ordinal_key(client_ids ? client_ids[c] : c);
-    rc = ap_stable_plan_create(ekeys, NULL, n, ckeys, clients, min_aperture, &plan, err);
-  }
+  int rc = io_sessions_compute_keyed(mode, n, ekeys, peer_count, extra, ckeys, min_aperture,
+                                     seed, seed_ctx, out, err);
   free(ekeys);
   free(ckeys);
-  if (rc != AP_OK) return rc;
-  size_t total = 0;
-  for (uint32_t c = 0; c < clients; c++) total += ap_stable_plan_row_size(plan, c);
-  out->ring_size = n;
-  out->clients = clients;
-  out->peer_count = clients;
-  out->idx = malloc((total ? total : 1) * sizeof *out->idx);
-  out->share = malloc((total ? total : 1) * sizeof *out->share);
-  out->start = malloc(((size_t)clients + 1) * sizeof *out->start);
-  if (out->idx == NULL || out->share == NULL || out->start == NULL) {
-    ap_stable_plan_destroy(plan);
-    return ap_error_set(err, AP_ENOMEM, "out of memory");
-  }
-  size_t at = 0;
-  for (uint32_t c = 0; c < clients; c++) {
-    size_t m = ap_stable_plan_row_size(plan, c);
-    out->start[c] = at;
-    memcpy(out->idx + at, ap_stable_plan_row_endpoints(plan, c), m * sizeof *out->idx);
-    memcpy(out->share + at, ap_stable_plan_row_shares(plan, c), m * sizeof *out->share);
-    at += m;
-  }
-  out->start[clients] = total;
-  out->total = total;
+  return rc;
+}
+
+int io_sessions_compute_keyed(int mode, uint32_t n, const uint64_t *endpoint_keys,
+                              uint32_t peer_count, uint32_t extra, const uint64_t *client_keys,
+                              uint32_t min_aperture, io_sessions_seed_fn seed,
+                              const void *seed_ctx, io_sessions *out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  memset(out, 0, sizeof *out);
+  if (n == 0) return ap_error_set(err, AP_ERANGE, "n (servers) must be >= 1");
+  if (peer_count == 0 && extra > 0)
+    return ap_error_set(err, AP_ERANGE, "peer_count must be >= 1 with extra clients");
+  if (extra > UINT32_MAX - peer_count)
+    return ap_error_set(err, AP_ERANGE, "peer_count + extra overflows");
+  if (mode == (int)AP_MODE_STABLE && extra > 0)
+    return ap_error_set(err, AP_EINVAL, "stable clients have keys: no extra clients");
+  if (mode == (int)AP_MODE_STABLE && peer_count > 0 &&
+      (endpoint_keys == NULL || client_keys == NULL))
+    return ap_error_set(err, AP_EINVAL, "stable mode needs endpoint_keys and client_keys");
+  ap_stable_plan *plan = NULL;
+  int rc = io_service_plan_create(mode, n, endpoint_keys, NULL, peer_count, client_keys,
+                                  min_aperture, &plan, err);
+  if (rc == AP_OK)
+    rc = compute_fleet(mode, n, peer_count, extra, plan, min_aperture, seed, seed_ctx, out, err);
   ap_stable_plan_destroy(plan);
-  return AP_OK;
+  return rc;
+}
+
+int io_sessions_compute_extra(int mode, uint32_t n, uint32_t peer_count,
+                              uint32_t extra, uint32_t min_aperture,
+                              io_sessions_seed_fn seed, const void *seed_ctx,
+                              io_sessions *out, ap_error *err) {
+  return compute_by_ids(mode, n, NULL, peer_count, extra, NULL, min_aperture, seed, seed_ctx,
+                        out, err);
 }
 
 /* Seeds by client identity for the window modes. */
@@ -276,17 +220,11 @@ int io_sessions_compute_ids(int mode, uint32_t n, const uint32_t *server_ids,
   memset(out, 0, sizeof *out);
   if (n == 0) return ap_error_set(err, AP_ERANGE, "n (servers) must be >= 1");
   if (clients == 0) return ap_error_set(err, AP_ERANGE, "clients must be >= 1");
-  if (mode == IO_HASH_MOD)
-    return ap_error_set(err, AP_EINVAL, "hash-mod has no identity model");
-  int rc;
-  if (mode == (int)AP_MODE_STABLE) {
-    rc = compute_stable(n, server_ids, clients, client_ids, min_aperture, out, err);
-  } else if (client_ids != NULL && seed != NULL) {
-    id_seed_ctx ctx = {seed, seed_ctx, client_ids};
-    rc = io_sessions_compute_extra(mode, n, clients, 0, min_aperture, id_seed, &ctx, out, err);
-  } else {
-    rc = io_sessions_compute_extra(mode, n, clients, 0, min_aperture, seed, seed_ctx, out, err);
-  }
+  id_seed_ctx ctx = {seed, seed_ctx, client_ids};
+  const int by_id = client_ids != NULL && seed != NULL;
+  int rc = compute_by_ids(mode, n, server_ids, clients, 0, client_ids, min_aperture,
+                          by_id ? id_seed : seed, by_id ? (const void *)&ctx : seed_ctx, out,
+                          err);
   if (rc == AP_OK && server_ids != NULL) {
     out->server_ids = malloc((size_t)n * sizeof *out->server_ids);
     if (out->server_ids == NULL)

@@ -30,65 +30,19 @@ static uint64_t fleet_seed(uint32_t client, const void *ctx) {
   return fleet->seeds != NULL ? fleet->seeds[client] : 0;
 }
 
-/* Stable mode's sessions: each client's aperture computed as the policy
- * does, from identity keys rather than ring positions. Endpoint key of
- * ring index k = ap_stable_key(its address string); peer key of client c =
+/* The fleet's keys, as the policy keys them: endpoint key of ring index k
+ * = ap_stable_key(its address string); peer key of client c =
  * ap_stable_ordinal_key(c) (the fleet's clients have a static peer index
- * and no peer list). */
-static int stable_sessions(const churn_model_fleet *fleet, const char *const *addresses, size_t n,
-                           const size_t *order, io_sessions *s, ap_error *err) {
-  memset(s, 0, sizeof *s);
-  const uint32_t c_count = fleet->clients;
-  uint64_t *endpoint_keys = malloc(n * sizeof *endpoint_keys);
-  uint64_t *peer_keys = malloc((c_count ? c_count : 1) * sizeof *peer_keys);
-  s->start = malloc(((size_t)c_count + 1) * sizeof *s->start);
-  s->idx = malloc(n * ((size_t)c_count + 1) * sizeof *s->idx);
-  s->share = malloc(n * ((size_t)c_count + 1) * sizeof *s->share);
-  ap_ring *ring = NULL;
-  int rc = AP_OK;
-  if (endpoint_keys == NULL || peer_keys == NULL || s->start == NULL || s->idx == NULL ||
-      s->share == NULL) {
-    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-  }
-  if (rc == AP_OK) rc = ap_ring_create(NULL, n, &ring, err);
-  if (rc == AP_OK) {
-    for (size_t k = 0; k < n; k++) endpoint_keys[k] = ap_stable_key(addresses[order[k]]);
-    for (uint32_t c = 0; c < c_count; c++) peer_keys[c] = ap_stable_ordinal_key(c);
-  }
-  size_t total = 0;
-  for (uint32_t c = 0; rc == AP_OK && c < c_count; c++) {
-    ap_subset_params p;
-    rc = ap_subset_params_for_client(AP_MODE_STABLE, c, c_count, fleet->min_aperture, 0, &p,
-                                     err);
-    if (rc != AP_OK) break;
-    p.endpoint_keys = endpoint_keys;
-    p.peer_keys = peer_keys;
-    ap_aperture *a = NULL;
-    rc = ap_aperture_compute(ring, &p, &a, err);
-    if (rc != AP_OK) break;
-    const size_t members = ap_aperture_count(a);
-    double weights = 0;
-    for (size_t k = 0; k < members; k++) weights += ap_aperture_member(a, k)->pick_weight;
-    s->start[c] = total;
-    for (size_t k = 0; k < members; k++) { /* the plan's row, ascending */
-      s->idx[total + k] = ap_aperture_member(a, k)->index;
-      s->share[total + k] = weights > 0 ? ap_aperture_member(a, k)->pick_weight / weights : 0;
-    }
-    total += members;
-    ap_aperture_destroy(a);
-  }
-  ap_ring_destroy(ring);
-  free(endpoint_keys);
-  free(peer_keys);
-  if (rc != AP_OK) {
-    io_sessions_free(s);
-    return rc;
-  }
-  s->ring_size = (uint32_t)n;
-  s->clients = c_count;
-  s->peer_count = c_count;
-  s->start[c_count] = total;
-  s->total = total;
+ * and no peer list). Only stable mode's apertures follow them. */
+static int fleet_keys(const char *const *addresses, size_t n, const size_t *order,
+                      uint32_t clients, uint64_t **endpoint_keys, uint64_t **client_keys,
+                      ap_error *err) {
+  *endpoint_keys = malloc(n * sizeof **endpoint_keys);
+  *client_keys = malloc((clients ? clients : 1) * sizeof **client_keys);
+  if (*endpoint_keys == NULL || *client_keys == NULL)
+    return ap_error_set(err, AP_ENOMEM, "out of memory");
+  for (size_t k = 0; k < n; k++) (*endpoint_keys)[k] = ap_stable_key(addresses[order[k]]);
+  for (uint32_t c = 0; c < clients; c++) (*client_keys)[c] = ap_stable_ordinal_key(c);
   return AP_OK;
 }
 
@@ -100,9 +54,15 @@ static int fleet_model(const churn_model_fleet *fleet, const char *const *addres
   if (n == 0 || n > AP_MAX_ENDPOINTS) return ap_error_set(err, AP_ERANGE, "no addresses");
   int rc = ap_order_endpoints(addresses, n, order, err);
   if (rc != AP_OK) return rc;
-  if (fleet->mode == AP_MODE_STABLE) return stable_sessions(fleet, addresses, n, order, s, err);
-  return io_sessions_compute((int)fleet->mode, (uint32_t)n, fleet->clients, fleet->min_aperture,
-                             fleet_seed, fleet, s, err);
+  uint64_t *endpoint_keys = NULL, *client_keys = NULL;
+  rc = fleet_keys(addresses, n, order, fleet->clients, &endpoint_keys, &client_keys, err);
+  if (rc == AP_OK)
+    rc = io_sessions_compute_keyed((int)fleet->mode, (uint32_t)n, endpoint_keys, fleet->clients,
+                                   0, client_keys, fleet->min_aperture, fleet_seed, fleet, s,
+                                   err);
+  free(endpoint_keys);
+  free(client_keys);
+  return rc;
 }
 
 /* member[i] = 1 when client c of s holds addresses[i]: the client's ring

@@ -6,11 +6,8 @@
 
 #include "interop/sim/sim_model.h"
 
-/* Where client `identity`, at peer index `index` of the fleet, sits in
- * the fleet's sessions. */
-static uint32_t slot_of(const peer_fleet *f, uint32_t identity, uint32_t index) {
-  if (f->mode == AP_MODE_STABLE) return identity > f->without ? identity - 1 : identity;
-  return f->mode == AP_MODE_RANDOM ? identity : index;
+static uint32_t slot_of(const peer_fleet *f, uint32_t identity) {
+  return f->slot[identity];
 }
 
 static uint64_t client_seed(uint32_t identity, const void *ctx) {
@@ -18,19 +15,52 @@ static uint64_t client_seed(uint32_t identity, const void *ctx) {
   return io_sim_client_seed(0, identity);
 }
 
+/* The fleet of the client identities ids[0..count) in peer-index order,
+ * identities at most `top`. Takes ownership of ids. */
+static int fleet_of(ap_mode mode, uint32_t n, uint32_t *ids, uint32_t count, uint32_t top,
+                    uint32_t min_aperture, peer_fleet *out, ap_error *err) {
+  memset(out, 0, sizeof *out);
+  out->mode = mode;
+  out->count = count;
+  out->slot = malloc(((size_t)top + 1) * sizeof *out->slot);
+  int rc = ids && out->slot ? AP_OK : ap_error_set(err, AP_ENOMEM, "out of memory");
+  if (rc == AP_OK) {
+    for (uint32_t i = 0; i <= top; i++) out->slot[i] = UINT32_MAX;
+    for (uint32_t k = 0; k < count; k++) out->slot[ids[k]] = k;
+    rc = io_sessions_compute_ids((int)mode, n, NULL, count, ids, min_aperture, client_seed, NULL,
+                                 &out->s, err);
+  }
+  free(ids);
+  if (rc != AP_OK) io_peer_fleet_free(out);
+  return rc;
+}
+
+static uint32_t *identities(uint32_t count) {
+  uint32_t *ids = malloc(((size_t)count ? count : 1) * sizeof *ids);
+  if (ids != NULL)
+    for (uint32_t i = 0; i < count; i++) ids[i] = i;
+  return ids;
+}
+
 int io_peer_fleet_compute(ap_mode mode, uint32_t n, uint32_t count,
-                       uint32_t min_aperture, peer_fleet *out, ap_error *err) {
+                          uint32_t min_aperture, peer_fleet *out, ap_error *err) {
   if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
   memset(out, 0, sizeof *out);
   if (n == 0 || count == 0)
     return ap_error_set(err, AP_ERANGE, "servers and clients must be >= 1");
-  out->mode = mode;
-  out->count = count;
-  out->without = UINT32_MAX;
-  int rc = io_sessions_compute_extra((int)mode, n, count, mode == AP_MODE_RANDOM ? 1 : 0,
-                                     min_aperture, client_seed, NULL, &out->s, err);
-  if (rc != AP_OK) io_peer_fleet_free(out);
-  return rc;
+  return fleet_of(mode, n, identities(count), count, count, min_aperture, out, err);
+}
+
+int io_peer_fleet_compute_joined(ap_mode mode, uint32_t n, uint32_t count, uint32_t j,
+                                 uint32_t min_aperture, peer_fleet *out, ap_error *err) {
+  if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
+  memset(out, 0, sizeof *out);
+  if (n == 0 || count == 0 || j > count || count == UINT32_MAX)
+    return ap_error_set(err, AP_ERANGE, "a joiner needs servers, clients and j <= count");
+  uint32_t *ids = malloc(((size_t)count + 1) * sizeof *ids);
+  if (ids != NULL)
+    for (uint32_t k = 0, i = 0; k <= count; k++) ids[k] = k == j ? count : i++;
+  return fleet_of(mode, n, ids, count + 1, count, min_aperture, out, err);
 }
 
 int io_peer_fleet_compute_without(ap_mode mode, uint32_t n, uint32_t count,
@@ -38,27 +68,19 @@ int io_peer_fleet_compute_without(ap_mode mode, uint32_t n, uint32_t count,
                                   peer_fleet *out, ap_error *err) {
   if (out == NULL) return ap_error_set(err, AP_EINVAL, "out must not be NULL");
   memset(out, 0, sizeof *out);
-  if (count < 2 || leaver >= count)
+  if (n == 0 || count < 2 || leaver >= count)
     return ap_error_set(err, AP_ERANGE, "a leaver needs count >= 2 and leaver < count");
-  if (mode != AP_MODE_STABLE)
-    return io_peer_fleet_compute(mode, n, count - 1, min_aperture, out, err);
   uint32_t *ids = malloc((size_t)(count - 1) * sizeof *ids);
-  if (ids == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
-  for (uint32_t i = 0, k = 0; i < count; i++)
-    if (i != leaver) ids[k++] = i;
-  out->mode = mode;
-  out->count = count - 1;
-  out->without = leaver;
-  int rc = io_sessions_compute_ids((int)mode, n, NULL, count - 1, ids, min_aperture,
-                                   client_seed, NULL, &out->s, err);
-  free(ids);
-  if (rc != AP_OK) io_peer_fleet_free(out);
-  return rc;
+  if (ids != NULL)
+    for (uint32_t i = 0, k = 0; i < count; i++)
+      if (i != leaver) ids[k++] = i;
+  return fleet_of(mode, n, ids, count - 1, count - 1, min_aperture, out, err);
 }
 
 void io_peer_fleet_free(peer_fleet *f) {
   if (f == NULL) return;
   io_sessions_free(&f->s);
+  free(f->slot);
   memset(f, 0, sizeof *f);
 }
 
@@ -86,28 +108,23 @@ static size_t symdiff(const peer_fleet *fa, uint32_t sa, const peer_fleet *fb,
 }
 
 size_t io_peer_churn_join(const peer_fleet *before, const peer_fleet *after,
-                       uint32_t j, size_t *optimum) {
+                          size_t *optimum) {
   uint32_t c = before->count;
   size_t changed = 0;
-  for (uint32_t i = 0; i < c; i++) {
-    uint32_t ni = i < j ? i : i + 1;
-    changed += symdiff(before, slot_of(before, i, i), after, slot_of(after, i, ni));
-  }
-  size_t joiner = slot_size(after, slot_of(after, c, j));
+  for (uint32_t i = 0; i < c; i++)
+    changed += symdiff(before, slot_of(before, i), after, slot_of(after, i));
+  size_t joiner = slot_size(after, slot_of(after, c));
   *optimum = joiner;
   return changed + joiner;
 }
 
 size_t io_peer_churn_leave(const peer_fleet *before, const peer_fleet *after,
-                        uint32_t l, size_t *optimum) {
+                           uint32_t l, size_t *optimum) {
   uint32_t c = before->count;
   size_t changed = 0;
-  for (uint32_t i = 0; i < c; i++) {
-    if (i == l) continue;
-    uint32_t ni = i < l ? i : i - 1;
-    changed += symdiff(before, slot_of(before, i, i), after, slot_of(after, i, ni));
-  }
-  size_t leaver = slot_size(before, slot_of(before, l, l));
+  for (uint32_t i = 0; i < c; i++)
+    if (i != l) changed += symdiff(before, slot_of(before, i), after, slot_of(after, i));
+  size_t leaver = slot_size(before, slot_of(before, l));
   *optimum = leaver;
   return changed + leaver;
 }
@@ -124,17 +141,16 @@ static double max_over_mean(const double *load, uint32_t n, double clients) {
   return clients > 0 ? hi / (clients / n) : 0;
 }
 
-double io_peer_disagree_join_load(const peer_fleet *before,
-                               const peer_fleet *after, uint32_t j) {
+double io_peer_disagree_join_load(const peer_fleet *before, const peer_fleet *after) {
   uint32_t c = before->count, n = before->s.ring_size;
   double *load = calloc(n, sizeof *load);
   if (load == NULL) return -1;
-  for (uint32_t i = 0; i < c; i++) add_load(load, before, slot_of(before, i, i), 1);
-  add_load(load, after, slot_of(after, c, j), 1);
+  for (uint32_t i = 0; i < c; i++) add_load(load, before, slot_of(before, i), 1);
+  add_load(load, after, slot_of(after, c), 1);
   double worst = max_over_mean(load, n, c + 1.0);
   for (uint32_t k = 0; k < c; k++) { /* client k moves to C+1 */
-    add_load(load, before, slot_of(before, k, k), -1);
-    add_load(load, after, slot_of(after, k, k < j ? k : k + 1), 1);
+    add_load(load, before, slot_of(before, k), -1);
+    add_load(load, after, slot_of(after, k), 1);
     double r = max_over_mean(load, n, c + 1.0);
     if (r > worst) worst = r;
   }
@@ -148,12 +164,12 @@ double io_peer_disagree_leave_load(const peer_fleet *before,
   double *load = calloc(n, sizeof *load);
   if (load == NULL) return -1;
   for (uint32_t i = 0; i < c; i++)
-    if (i != l) add_load(load, before, slot_of(before, i, i), 1);
+    if (i != l) add_load(load, before, slot_of(before, i), 1);
   double worst = max_over_mean(load, n, c - 1.0);
   for (uint32_t k = 0; k < c; k++) {
     if (k == l) continue;
-    add_load(load, before, slot_of(before, k, k), -1);
-    add_load(load, after, slot_of(after, k, k < l ? k : k - 1), 1);
+    add_load(load, before, slot_of(before, k), -1);
+    add_load(load, after, slot_of(after, k), 1);
     double r = max_over_mean(load, n, c - 1.0);
     if (r > worst) worst = r;
   }
@@ -164,7 +180,7 @@ double io_peer_disagree_leave_load(const peer_fleet *before,
 double io_peer_agreed_load(const peer_fleet *f) {
   double *load = calloc(f->s.ring_size, sizeof *load);
   if (load == NULL) return -1;
-  for (uint32_t i = 0; i < f->count; i++) add_load(load, f, slot_of(f, i, i), 1);
+  for (uint32_t i = 0; i < f->count; i++) add_load(load, f, slot_of(f, i), 1);
   double r = max_over_mean(load, f->s.ring_size, f->count);
   free(load);
   return r;

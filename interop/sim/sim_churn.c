@@ -10,10 +10,10 @@
  * k*n/P for k < P (see next_clients() for the client counts); per mode
  * also the worst changed / optimum of a cell and the worst expected load
  * max / mean of a cell's fleet.
- * Stable follows keys, not ring positions, so relabelling one ring per size
- * (sessions.h) does not apply: each removal is a fleet built without that
- * server's identity, and a joiner (the new identity n) is the fleet of
- * identities 0..n wherever it lands.
+ * Every mode goes the same way: the fleet after a step is computed from
+ * its servers' identities (sessions.h), whatever inputs the mode's
+ * apertures follow (ring positions, or stable's keys), and compared with
+ * the fleet before by identity.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -49,8 +49,8 @@ typedef struct point_result {
   double add_mean, add_max, add_opt;
 } point_result;
 
-/* The ring of n servers with identities 0..n-1 except `gone` (n-1 of them):
- * the fleet after server `gone` left. */
+/* Server identities 0..n-1 in ring order without `gone` (n-1 of them):
+ * the fleet after the server at position `gone` left. */
 static uint32_t *ids_without(uint32_t n, uint32_t gone) {
   uint32_t *ids = malloc((n > 1 ? n - 1 : 1) * sizeof *ids);
   if (ids == NULL) return NULL;
@@ -59,100 +59,85 @@ static uint32_t *ids_without(uint32_t n, uint32_t gone) {
   return ids;
 }
 
-/* Stable: *changed gets the sessions changed when server identity r leaves
- * the fleet `base` (identities 0..n-1), from a fleet built without it;
- * *optimum gets r's sessions. */
-static int stable_removed(const io_sessions *base, uint32_t r, uint32_t a, size_t *changed,
-                          size_t *optimum, ap_error *err) {
+/* Server identities 0..n-1 in ring order with the new identity n at
+ * position p (n+1 of them): the fleet after a server joined there. */
+static uint32_t *ids_with(uint32_t n, uint32_t p) {
+  uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
+  if (ids == NULL) return NULL;
+  for (uint32_t j = 0, k = 0; k <= n; k++) ids[k] = k == p ? n : j++;
+  return ids;
+}
+
+/* One membership step on the fleet `base` (identities 0..n-1, in ring
+ * order): the server at position `at` leaves (joined = 0) or the new
+ * identity n joins at position `at` (joined = 1). The fleet after it is
+ * computed from its identities like any fleet, in every mode, and compared
+ * with base by identity: *changed gets the sessions closed + opened,
+ * *optimum the sessions of the server that left (or joined). */
+static int step(int mode, const io_sessions *base, uint32_t at, int joined, uint32_t a,
+                size_t *changed, size_t *optimum, ap_error *err) {
   const uint32_t n = base->ring_size;
-  uint32_t *ids = ids_without(n, r);
+  uint32_t *ids = joined ? ids_with(n, at) : ids_without(n, at);
   if (ids == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
   io_sessions after;
-  int rc = io_sessions_compute_ids(AP_MODE_STABLE, n - 1, ids, base->clients, NULL, a,
+  int rc = io_sessions_compute_ids(mode, joined ? n + 1 : n - 1, ids, base->clients, NULL, a,
                                    churn_seed, NULL, &after, err);
   free(ids);
   if (rc != AP_OK) return rc;
   *changed = io_sessions_changed(base, &after);
+  *optimum = joined ? io_sessions_of_server(&after, n) : io_sessions_of_server(base, at);
   io_sessions_free(&after);
   if (*changed == (size_t)-1) return ap_error_set(err, AP_ENOMEM, "out of memory");
-  *optimum = io_sessions_of_server(base, r);
   return AP_OK;
 }
 
-/* Stable's point: identities 0..n-1; every server leaving in turn (one
- * fleet each); a joiner has the new identity n, so its fleet is the same
- * wherever it lands in ring order. */
-static int run_point_stable(uint32_t n, uint32_t clients, uint32_t a, point_result *out,
-                            ap_error *err) {
-  io_sessions base, plus;
-  int rc = io_sessions_compute_ids(AP_MODE_STABLE, n, NULL, clients, NULL, a, churn_seed,
-                                   NULL, &base, err);
-  if (rc != AP_OK) return rc;
-  rc = io_sessions_compute_ids(AP_MODE_STABLE, n + 1, NULL, clients, NULL, a, churn_seed,
-                               NULL, &plus, err);
-  if (rc != AP_OK) {
-    io_sessions_free(&base);
-    return rc;
-  }
-  double total = (double)base.total, sum = 0, max = 0, opt = 0;
-  for (uint32_t r = 0; r < n && rc == AP_OK; r++) {
-    size_t o = 0, changed = 0;
-    rc = stable_removed(&base, r, a, &changed, &o, err);
-    if (rc != AP_OK) break;
+/* Mean and max of the churn over the positions at(k) for k < count. */
+typedef struct steps {
+  double mean, max, opt;
+} steps;
+
+static int step_all(int mode, const io_sessions *base, int joined, uint32_t count,
+                    uint32_t range, uint32_t a, steps *out, ap_error *err) {
+  const double total = (double)base->total;
+  double sum = 0, max = 0, opt = 0;
+  for (uint32_t k = 0; k < count; k++) {
+    /* every position when count == range, else k * range / count */
+    uint32_t at = (uint32_t)((uint64_t)k * range / count);
+    size_t changed = 0, o = 0;
+    int rc = step(mode, base, at, joined, a, &changed, &o, err);
+    if (rc != AP_OK) return rc;
     double d = (double)changed / total;
     sum += d;
     opt += (double)o / total;
     if (d > max) max = d;
   }
-  if (rc == AP_OK) {
-    out->sessions = total;
-    out->remove_mean = sum / n;
-    out->remove_max = max;
-    out->remove_opt = opt / n;
-    size_t changed = io_sessions_changed(&base, &plus);
-    if (changed == (size_t)-1) rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-    out->add_mean = out->add_max = (double)changed / total;
-    out->add_opt = (double)io_sessions_of_server(&plus, n) / total;
-  }
-  io_sessions_free(&base);
-  io_sessions_free(&plus);
-  return rc;
+  out->mean = sum / count;
+  out->max = max;
+  out->opt = opt / count;
+  return AP_OK;
 }
 
+/* A point: one fleet of n servers, every server leaving in turn and a
+ * joiner at every position (0..n). */
 static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
                      point_result *out, ap_error *err) {
-  if (mode == (int)AP_MODE_STABLE) return run_point_stable(n, clients, a, out, err);
-  io_sessions s[3]; /* rings n-1, n, n+1 */
-  memset(s, 0, sizeof s);
-  int rc = AP_OK;
-  for (int k = 0; k < 3 && rc == AP_OK; k++)
-    rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, clients, a, churn_seed, NULL, &s[k], err);
+  io_sessions base;
+  int rc = io_sessions_compute_ids(mode, n, NULL, clients, NULL, a, churn_seed, NULL, &base,
+                                   err);
+  if (rc != AP_OK) return rc;
+  steps rem, add;
+  rc = step_all(mode, &base, 0, n, n, a, &rem, err);
+  if (rc == AP_OK) rc = step_all(mode, &base, 1, n + 1, n + 1, a, &add, err);
   if (rc == AP_OK) {
-    double total = (double)s[1].total, sum = 0, max = 0, opt = 0;
-    for (uint32_t r = 0; r < n; r++) {
-      size_t o = 0;
-      double d = (double)io_sessions_removed(&s[1], &s[0], r, &o) / total;
-      sum += d;
-      opt += (double)o / total;
-      if (d > max) max = d;
-    }
-    out->sessions = total;
-    out->remove_mean = sum / n;
-    out->remove_max = max;
-    out->remove_opt = opt / n;
-    sum = max = opt = 0;
-    for (uint32_t p = 0; p <= n; p++) {
-      size_t o = 0;
-      double d = (double)io_sessions_added(&s[1], &s[2], p, &o) / total;
-      sum += d;
-      opt += (double)o / total;
-      if (d > max) max = d;
-    }
-    out->add_mean = sum / (n + 1);
-    out->add_max = max;
-    out->add_opt = opt / (n + 1);
+    out->sessions = (double)base.total;
+    out->remove_mean = rem.mean;
+    out->remove_max = rem.max;
+    out->remove_opt = rem.opt;
+    out->add_mean = add.mean;
+    out->add_max = add.max;
+    out->add_opt = add.opt;
   }
-  for (int k = 0; k < 3; k++) io_sessions_free(&s[k]);
+  io_sessions_free(&base);
   return rc;
 }
 
@@ -212,18 +197,18 @@ static uint32_t next_clients(uint32_t c, uint32_t hi) {
 }
 
 /* Work of a grid in units of session comparisons, dominated by mesh (each
- * client holds every server): sum over cells of C x (N + 13) x (positions
- * + 1). */
+ * client holds every server): sum over cells of C x (N + 13) x (2 x
+ * positions + 1), one fleet before and one per leave and per join. */
 static double grid_work(const grid_spec *g) {
   double work = 0;
   for (uint32_t c = g->c_lo; c <= g->c_hi; c = next_clients(c, g->c_hi))
     for (uint32_t n = g->n_lo; n <= g->n_hi; n += g->step)
-      work += (double)c * (n + 13.0) * (g->positions + 1.0);
+      work += (double)c * (n + 13.0) * (2.0 * g->positions + 1.0);
   return work;
 }
 
 /* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
-static const double kDefaultGridWork = 2.6e8;
+static const double kDefaultGridWork = 4.3e8;
 
 /* Records a cell's position-averaged churn (rem, add) and optimum
  * (rem_opt, add_opt, all fractions of the sessions before) and its fleet's
@@ -262,119 +247,31 @@ static int grid_note(grid_worst *w, uint32_t n, uint32_t c, double rem, double r
   return 0;
 }
 
-/* Position-averaged churn at ring size n with sessions s_lo (n-1), s (n),
- * s_hi (n+1); updates the worst case and records the cell. -1 when out of
- * memory. */
-static int grid_cell(const grid_spec *g, uint32_t n, uint32_t c,
-                      const io_sessions *s_lo, const io_sessions *s,
-                      const io_sessions *s_hi, grid_worst *w) {
-  double total = (double)s->total, rem = 0, rem_opt = 0, add = 0, add_opt = 0;
-  for (uint32_t k = 0; k < g->positions; k++) {
-    size_t o = 0;
-    uint32_t r = (uint32_t)((uint64_t)k * n / g->positions);
-    rem += (double)io_sessions_removed(s, s_lo, r, &o) / total;
-    rem_opt += (double)o / total;
-    uint32_t p = (uint32_t)((uint64_t)k * (n + 1) / g->positions);
-    add += (double)io_sessions_added(s, s_hi, p, &o) / total;
-    add_opt += (double)o / total;
-  }
-  rem /= g->positions;
-  add /= g->positions;
-  return grid_note(w, n, c, rem, rem_opt / g->positions, add, add_opt / g->positions,
-                   io_sessions_load_max(s));
-}
-
-/* Stable's cell: the fleet s (identities 0..n-1), one fleet per sampled
- * removal, and s_hi (identities 0..n) for a joiner at any position. */
-static int grid_cell_stable(const grid_spec *g, uint32_t n, uint32_t c, uint32_t a,
-                            const io_sessions *s, const io_sessions *s_hi, grid_worst *w,
-                            ap_error *err) {
-  double total = (double)s->total, rem = 0, rem_opt = 0;
-  for (uint32_t k = 0; k < g->positions; k++) {
-    size_t o = 0, changed = 0;
-    uint32_t r = (uint32_t)((uint64_t)k * n / g->positions);
-    int rc = stable_removed(s, r, a, &changed, &o, err);
-    if (rc != AP_OK) return rc;
-    rem += (double)changed / total;
-    rem_opt += (double)o / total;
-  }
-  rem /= g->positions;
-  size_t changed = io_sessions_changed(s, s_hi);
-  if (changed == (size_t)-1) return ap_error_set(err, AP_ENOMEM, "out of memory");
-  double add = (double)changed / total;
-  double add_opt = (double)io_sessions_of_server(s_hi, n) / total;
-  if (grid_note(w, n, c, rem, rem_opt / g->positions, add, add_opt, io_sessions_load_max(s)))
-    return ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
-  return AP_OK;
-}
-
-/* Stable's grid: ring sizes upward keeping the fleets of n and n+1. */
-static int run_grid_stable(const grid_spec *g, uint32_t a, grid_worst *w, ap_error *err) {
-  memset(w, 0, sizeof *w);
-  int rc = AP_OK;
-  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
-    io_sessions s[2];
-    memset(s, 0, sizeof s);
-    uint32_t n = g->n_lo;
-    for (int k = 0; k < 2 && rc == AP_OK; k++)
-      rc = io_sessions_compute_ids(AP_MODE_STABLE, n + (uint32_t)k, NULL, c, NULL, a,
-                                   churn_seed, NULL, &s[k], err);
-    while (rc == AP_OK) {
-      rc = grid_cell_stable(g, n, c, a, &s[0], &s[1], w, err);
-      if (rc != AP_OK || n + g->step > g->n_hi) break;
-      n += g->step;
-      io_sessions_free(&s[0]);
-      if (g->step == 1) {
-        s[0] = s[1];
-      } else {
-        io_sessions_free(&s[1]);
-        rc = io_sessions_compute_ids(AP_MODE_STABLE, n, NULL, c, NULL, a, churn_seed, NULL,
-                                     &s[0], err);
-      }
-      memset(&s[1], 0, sizeof s[1]);
-      if (rc == AP_OK)
-        rc = io_sessions_compute_ids(AP_MODE_STABLE, n + 1, NULL, c, NULL, a, churn_seed,
-                                     NULL, &s[1], err);
-    }
-    for (int k = 0; k < 2; k++) io_sessions_free(&s[k]);
-  }
+/* A cell: the fleet of n servers and c clients, with leaves and joins at
+ * the sampled positions; updates the worst case and records the cell. */
+static int grid_cell(int mode, const grid_spec *g, uint32_t n, uint32_t c, uint32_t a,
+                     grid_worst *w, ap_error *err) {
+  io_sessions base;
+  int rc = io_sessions_compute_ids(mode, n, NULL, c, NULL, a, churn_seed, NULL, &base, err);
+  if (rc != AP_OK) return rc;
+  steps rem, add;
+  rc = step_all(mode, &base, 0, g->positions, n, a, &rem, err);
+  if (rc == AP_OK) rc = step_all(mode, &base, 1, g->positions, n + 1, a, &add, err);
+  if (rc == AP_OK &&
+      grid_note(w, n, c, rem.mean, rem.opt, add.mean, add.opt, io_sessions_load_max(&base)))
+    rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
+  io_sessions_free(&base);
   return rc;
 }
 
-/* Walks ring sizes upward keeping the sessions of n-1, n, n+1 so each
- * ring size is computed once per client count. */
+/* Every cell of the grid, in walk order (client counts, then ring sizes). */
 static int run_grid(int mode, const grid_spec *g, uint32_t a, grid_worst *w,
                     ap_error *err) {
-  if (mode == (int)AP_MODE_STABLE) return run_grid_stable(g, a, w, err);
   memset(w, 0, sizeof *w);
   int rc = AP_OK;
-  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi)) {
-    io_sessions s[3];
-    memset(s, 0, sizeof s);
-    uint32_t n = g->n_lo;
-    for (int k = 0; k < 3 && rc == AP_OK; k++)
-      rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, churn_seed, NULL, &s[k], err);
-    while (rc == AP_OK) {
-      if (grid_cell(g, n, c, &s[0], &s[1], &s[2], w) != 0) {
-        rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
-        break;
-      }
-      if (n + g->step > g->n_hi) break;
-      n += g->step;
-      if (g->step == 1) { /* slide the window by one ring size */
-        io_sessions_free(&s[0]);
-        s[0] = s[1];
-        s[1] = s[2];
-        rc = io_sessions_compute(mode, n + 1, c, a, churn_seed, NULL, &s[2], err);
-      } else {
-        for (int k = 0; k < 3 && rc == AP_OK; k++) {
-          io_sessions_free(&s[k]);
-          rc = io_sessions_compute(mode, n - 1 + (uint32_t)k, c, a, churn_seed, NULL, &s[k], err);
-        }
-      }
-    }
-    for (int k = 0; k < 3; k++) io_sessions_free(&s[k]);
-  }
+  for (uint32_t c = g->c_lo; c <= g->c_hi && rc == AP_OK; c = next_clients(c, g->c_hi))
+    for (uint32_t n = g->n_lo; n <= g->n_hi && rc == AP_OK; n += g->step)
+      rc = grid_cell(mode, g, n, c, a, w, err);
   return rc;
 }
 
@@ -500,8 +397,7 @@ int io_sim_verb_churn(int argc, char **argv) {
 
   churn_job jobs[NUM_CHURN_MODES];
   memset(jobs, 0, sizeof jobs);
-  /* Queue order: stable (one plan per fleet, several fleets per cell),
-   * then the modes whose apertures hold or scan every server (vdc, mesh,
+  /* Queue order: stable (one plan per fleet), then the modes whose apertures hold or scan every server (vdc, mesh,
    * random), so the two threads finish together. */
   static const int kQueue[NUM_CHURN_MODES] = {6, 3, 4, 2, 0, 5, 1, 7};
   for (int k = 0; k < NUM_CHURN_MODES; k++) {

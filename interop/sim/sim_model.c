@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "policy/core/ap_hash.h"
+#include "interop/common/sessions.h"
 #include "policy/core/ap_stable.h"
 
 const ap_mode io_sim_modes[SIM_NUM_MODES] = {
@@ -36,31 +37,24 @@ int io_sim_service_accumulate(const ap_ring *ring, ap_mode mode, uint32_t client
                            double rate, double *conns, double *load,
                            size_t *members, ap_error *err) {
   size_t total = 0;
+  /* One service input (stable's plan) for all clients, keyed by ordinals. */
+  const size_t n = ap_ring_size(ring);
   ap_stable_plan *plan = NULL;
-  if (mode == AP_MODE_STABLE && clients > 0) {
-    /* One plan for the service, not one per client. */
-    ap_subset_params p;
-    int rc = ap_subset_params_for_client(mode, 0, clients, min_aperture, 0, &p, err);
-    if (rc != AP_OK) return rc;
-    const size_t n = ap_ring_size(ring);
-    uint64_t *ekeys = malloc(n * sizeof *ekeys);
-    uint64_t *ckeys = malloc((size_t)clients * sizeof *ckeys);
-    double *weights = malloc(n * sizeof *weights);
-    if (ekeys == NULL || ckeys == NULL || weights == NULL) {
-      rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-    } else {
-      for (size_t s = 0; s < n; s++) {
-        ekeys[s] = ap_stable_ordinal_key(s);
-        weights[s] = ap_ring_weight(ring, s);
-      }
-      for (uint32_t c = 0; c < clients; c++) ckeys[c] = ap_stable_ordinal_key(c);
-      rc = ap_stable_plan_create(ekeys, weights, n, ckeys, clients, min_aperture, &plan, err);
-    }
-    free(ekeys);
-    free(ckeys);
-    free(weights);
-    if (rc != AP_OK) return rc;
+  uint64_t *ekeys = io_ordinal_keys(NULL, (uint32_t)n);
+  uint64_t *ckeys = io_ordinal_keys(NULL, clients);
+  double *weights = malloc((n ? n : 1) * sizeof *weights);
+  int prc = AP_OK;
+  if (ekeys == NULL || ckeys == NULL || weights == NULL) {
+    prc = ap_error_set(err, AP_ENOMEM, "out of memory");
+  } else {
+    for (size_t s = 0; s < n; s++) weights[s] = ap_ring_weight(ring, s);
+    prc = io_service_plan_create((int)mode, n, ekeys, weights, clients, ckeys, min_aperture,
+                                 &plan, err);
   }
+  free(ekeys);
+  free(ckeys);
+  free(weights);
+  if (prc != AP_OK) return prc;
   for (uint32_t c = 0; c < clients; c++) {
     ap_subset_params p;
     ap_aperture *a = NULL;

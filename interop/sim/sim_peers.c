@@ -7,8 +7,8 @@
  * Point: one fleet, mean and max over every join/leave position. Grid: the
  * worst position-averaged figures over servers x clients (positions
  * sampled at k*C/P); per mode also the worst changed / optimum over the
- * point's positions and over the grid's cells. Model: peer_churn.h (stable
- * clients keep their keys: one fleet per leaver).
+ * point's positions and over the grid's cells. Model: peer_churn.h (one
+ * fleet computed per join or leave, in every mode alike).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,79 +41,69 @@ typedef struct peer_worst {
   double join_ratio, leave_ratio;
 } peer_worst;
 
-/* Fleets of C-1, C and C+1 clients (the first is empty when C == 1). */
-typedef struct fleets {
-  peer_fleet minus, at, plus;
-} fleets;
+/* Join and leave at the given index: churn, optimum and the disagreeing
+ * load of the fleet `at` (C clients) against the fleet after the step. */
+typedef struct peer_step {
+  size_t changed, optimum;
+  double load;
+} peer_step;
 
-static void fleets_free(fleets *f) {
-  io_peer_fleet_free(&f->minus);
-  io_peer_fleet_free(&f->at);
-  io_peer_fleet_free(&f->plus);
+static int join_at(ap_mode mode, uint32_t n, const peer_fleet *at, uint32_t j, uint32_t a,
+                   int want_load, peer_step *out, ap_error *err) {
+  peer_fleet plus;
+  int rc = io_peer_fleet_compute_joined(mode, n, at->count, j, a, &plus, err);
+  if (rc != AP_OK) return rc;
+  out->changed = io_peer_churn_join(at, &plus, &out->optimum);
+  out->load = want_load ? io_peer_disagree_join_load(at, &plus) : 0;
+  io_peer_fleet_free(&plus);
+  return AP_OK;
 }
 
-/* On failure frees what it computed: the caller frees only on success. */
-static int fleets_compute(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
-                          fleets *f, ap_error *err) {
-  memset(f, 0, sizeof *f);
-  int rc = io_peer_fleet_compute(mode, n, c, a, &f->at, err);
-  if (rc == AP_OK) rc = io_peer_fleet_compute(mode, n, c + 1, a, &f->plus, err);
-  /* stable: one fleet per leaver (leave_fleet) */
-  if (rc == AP_OK && c >= 2 && mode != AP_MODE_STABLE)
-    rc = io_peer_fleet_compute(mode, n, c - 1, a, &f->minus, err);
-  if (rc != AP_OK) fleets_free(f);
-  return rc;
-}
-
-/* The fleet after the client at l left: f->minus, or for stable a fleet
- * built without l's key into *own (freed by the caller). */
-static int leave_fleet(ap_mode mode, uint32_t n, uint32_t c, uint32_t a, uint32_t l,
-                       const fleets *f, peer_fleet *own, const peer_fleet **out,
-                       ap_error *err) {
-  memset(own, 0, sizeof *own);
-  *out = &f->minus;
-  if (mode != AP_MODE_STABLE) return AP_OK;
-  *out = own;
-  return io_peer_fleet_compute_without(mode, n, c, l, a, own, err);
+static int leave_at(ap_mode mode, uint32_t n, const peer_fleet *at, uint32_t l, uint32_t a,
+                    int want_load, peer_step *out, ap_error *err) {
+  peer_fleet minus;
+  int rc = io_peer_fleet_compute_without(mode, n, at->count, l, a, &minus, err);
+  if (rc != AP_OK) return rc;
+  out->changed = io_peer_churn_leave(at, &minus, l, &out->optimum);
+  out->load = want_load ? io_peer_disagree_leave_load(at, &minus, l) : 0;
+  io_peer_fleet_free(&minus);
+  return AP_OK;
 }
 
 static int run_point(ap_mode mode, uint32_t n, uint32_t c, uint32_t a,
                      peer_point *out, ap_error *err) {
   memset(out, 0, sizeof *out);
-  fleets f;
-  int rc = fleets_compute(mode, n, c, a, &f, err);
+  peer_fleet at;
+  int rc = io_peer_fleet_compute(mode, n, c, a, &at, err);
   if (rc != AP_OK) return rc;
-  double total = (double)io_peer_fleet_sessions(&f.at);
+  double total = (double)io_peer_fleet_sessions(&at);
   out->sessions = total;
-  out->load_agreed = io_peer_agreed_load(&f.at);
-  for (uint32_t j = 0; j <= c; j++) {
-    size_t o = 0;
-    size_t changed = io_peer_churn_join(&f.at, &f.plus, j, &o);
-    double d = (double)changed / total;
-    out->join_mean += d / (c + 1);
-    out->join_opt += (double)o / total / (c + 1);
-    if (d > out->join_max) out->join_max = d;
-    if (o > 0 && (double)changed / o > out->join_ratio) out->join_ratio = (double)changed / o;
-    double l = io_peer_disagree_join_load(&f.at, &f.plus, j);
-    if (l > out->load_join) out->load_join = l;
-  }
-  for (uint32_t l = 0; c >= 2 && l < c; l++) {
-    size_t o = 0;
-    peer_fleet own;
-    const peer_fleet *minus = NULL;
-    rc = leave_fleet(mode, n, c, a, l, &f, &own, &minus, err);
+  out->load_agreed = io_peer_agreed_load(&at);
+  for (uint32_t j = 0; rc == AP_OK && j <= c; j++) {
+    peer_step st;
+    rc = join_at(mode, n, &at, j, a, 1, &st, err);
     if (rc != AP_OK) break;
-    size_t changed = io_peer_churn_leave(&f.at, minus, l, &o);
-    double d = (double)changed / total;
-    out->leave_mean += d / c;
-    out->leave_opt += (double)o / total / c;
-    if (d > out->leave_max) out->leave_max = d;
-    if (o > 0 && (double)changed / o > out->leave_ratio) out->leave_ratio = (double)changed / o;
-    double ld = io_peer_disagree_leave_load(&f.at, minus, l);
-    if (ld > out->load_leave) out->load_leave = ld;
-    io_peer_fleet_free(&own);
+    double d = (double)st.changed / total;
+    out->join_mean += d / (c + 1);
+    out->join_opt += (double)st.optimum / total / (c + 1);
+    if (d > out->join_max) out->join_max = d;
+    if (st.optimum > 0 && (double)st.changed / st.optimum > out->join_ratio)
+      out->join_ratio = (double)st.changed / st.optimum;
+    if (st.load > out->load_join) out->load_join = st.load;
   }
-  fleets_free(&f);
+  for (uint32_t l = 0; rc == AP_OK && c >= 2 && l < c; l++) {
+    peer_step st;
+    rc = leave_at(mode, n, &at, l, a, 1, &st, err);
+    if (rc != AP_OK) break;
+    double d = (double)st.changed / total;
+    out->leave_mean += d / c;
+    out->leave_opt += (double)st.optimum / total / c;
+    if (d > out->leave_max) out->leave_max = d;
+    if (st.optimum > 0 && (double)st.changed / st.optimum > out->leave_ratio)
+      out->leave_ratio = (double)st.changed / st.optimum;
+    if (st.load > out->load_leave) out->load_leave = st.load;
+  }
+  io_peer_fleet_free(&at);
   return rc;
 }
 
@@ -129,31 +119,28 @@ static int run_grid(ap_mode mode, uint32_t n_lo, uint32_t n_hi, uint32_t step,
   memset(w, 0, sizeof *w);
   for (uint32_t c = c_lo; c <= c_hi; c = next_clients(c, c_hi)) {
     for (uint32_t n = n_lo; n <= n_hi; n += step) {
-      fleets f;
-      int rc = fleets_compute(mode, n, c, a, &f, err);
+      peer_fleet at;
+      int rc = io_peer_fleet_compute(mode, n, c, a, &at, err);
       if (rc != AP_OK) return rc;
-      double total = (double)io_peer_fleet_sessions(&f.at);
+      double total = (double)io_peer_fleet_sessions(&at);
       double join = 0, join_opt = 0, leave = 0, leave_opt = 0;
-      for (uint32_t k = 0; k < positions; k++) {
-        size_t o = 0;
+      for (uint32_t k = 0; rc == AP_OK && k < positions; k++) {
+        peer_step st;
         uint32_t j = (uint32_t)((uint64_t)k * (c + 1) / positions);
-        join += (double)io_peer_churn_join(&f.at, &f.plus, j, &o) / total / positions;
-        join_opt += (double)o / total / positions;
+        rc = join_at(mode, n, &at, j, a, 0, &st, err);
+        if (rc != AP_OK) break;
+        join += (double)st.changed / total / positions;
+        join_opt += (double)st.optimum / total / positions;
         if (c >= 2) {
           uint32_t l = (uint32_t)((uint64_t)k * c / positions);
-          peer_fleet own;
-          const peer_fleet *minus = NULL;
-          rc = leave_fleet(mode, n, c, a, l, &f, &own, &minus, err);
-          if (rc != AP_OK) {
-            fleets_free(&f);
-            return rc;
-          }
-          leave += (double)io_peer_churn_leave(&f.at, minus, l, &o) / total / positions;
-          leave_opt += (double)o / total / positions;
-          io_peer_fleet_free(&own);
+          rc = leave_at(mode, n, &at, l, a, 0, &st, err);
+          if (rc != AP_OK) break;
+          leave += (double)st.changed / total / positions;
+          leave_opt += (double)st.optimum / total / positions;
         }
       }
-      fleets_free(&f);
+      io_peer_fleet_free(&at);
+      if (rc != AP_OK) return rc;
       if (join_opt > 0 && join / join_opt > w->join_ratio) w->join_ratio = join / join_opt;
       if (leave_opt > 0 && leave / leave_opt > w->leave_ratio) w->leave_ratio = leave / leave_opt;
       w->cells++;

@@ -40,6 +40,7 @@
 #include "interop/sim/sim_args.h"
 #include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
+#include "interop/common/sessions.h"
 #include "policy/core/ap_stable.h"
 #include "policy/core/ap_vdc.h"
 
@@ -113,20 +114,16 @@ static int build_ring(placement place, const uint32_t *present, size_t n,
   return rc;
 }
 
-/* Stable mode's plan for the servers in ring order `order` (their stable
- * indices are their keys' ordinals) and clients 0..clients-1. */
-static int stable_plan(const uint32_t *order, size_t n, uint32_t clients, uint32_t a,
-                       ap_stable_plan **plan, ap_error *err) {
-  uint64_t *ekeys = malloc(n * sizeof *ekeys);
-  uint64_t *ckeys = malloc((size_t)clients * sizeof *ckeys);
-  int rc;
-  if (ekeys == NULL || ckeys == NULL) {
-    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
-  } else {
-    for (size_t j = 0; j < n; j++) ekeys[j] = ap_stable_ordinal_key(order[j]);
-    for (uint32_t c = 0; c < clients; c++) ckeys[c] = ap_stable_ordinal_key(c);
-    rc = ap_stable_plan_create(ekeys, NULL, n, ckeys, clients, a, plan, err);
-  }
+/* The mode's service input (stable's plan) for the servers in ring order
+ * `order`, keyed by their stable indices' ordinals, with equal weights, and
+ * clients 0..clients-1. */
+static int service_plan(ap_mode mode, const uint32_t *order, size_t n, uint32_t clients,
+                        uint32_t a, ap_stable_plan **plan, ap_error *err) {
+  uint64_t *ekeys = io_ordinal_keys(order, (uint32_t)n);
+  uint64_t *ckeys = io_ordinal_keys(NULL, clients);
+  int rc = ekeys && ckeys ? io_service_plan_create((int)mode, n, ekeys, NULL, clients, ckeys, a,
+                                                   plan, err)
+                          : ap_error_set(err, AP_ENOMEM, "out of memory");
   free(ekeys);
   free(ckeys);
   return rc;
@@ -159,8 +156,7 @@ static int run_fleet(const variant *v, const uint32_t *present, size_t n,
     fixed_width = k >= clients ? 1.0 : k / clients;
   }
   ap_stable_plan *plan = NULL;
-  if (rc == AP_OK && v->mode == AP_MODE_STABLE)
-    rc = stable_plan(order, n, clients, a, &plan, err);
+  if (rc == AP_OK) rc = service_plan(v->mode, order, n, clients, a, &plan, err);
   for (uint32_t c = 0; rc == AP_OK && c < clients; c++) {
     ap_subset_params p;
     ap_aperture *ap = NULL;

@@ -4,11 +4,13 @@
  * window. Prints every member in ring order from the window's start.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
 #include "policy/core/ap_aperture.h"
 #include "policy/core/ap_ring.h"
+#include "interop/common/sessions.h"
 
 static const char kUsage[] =
     "sim subset --servers N (--peers C --index I | --offset O --width W) "
@@ -98,10 +100,24 @@ int io_sim_verb_subset(int argc, char **argv) {
   rc = ap_ring_create(NULL, servers, &ring, &err);
   if (rc == AP_OK) {
     if (coord) {
+      /* The service input (stable's plan), keyed by ordinals as everywhere
+       * in the simulator. */
       ap_subset_params p;
+      ap_stable_plan *plan = NULL;
+      uint64_t *ekeys = io_ordinal_keys(NULL, servers);
+      uint64_t *ckeys = io_ordinal_keys(NULL, peers);
       rc = ap_subset_params_for_client(mode, index, peers, min_aperture, seed,
                                        &p, &err);
+      if (rc == AP_OK && (ekeys == NULL || ckeys == NULL))
+        rc = ap_error_set(&err, AP_ENOMEM, "out of memory");
+      if (rc == AP_OK)
+        rc = io_service_plan_create((int)mode, servers, ekeys, NULL, peers, ckeys, min_aperture,
+                                    &plan, &err);
+      p.stable_plan = plan;
       if (rc == AP_OK) rc = ap_aperture_compute(ring, &p, &a, &err);
+      ap_stable_plan_destroy(plan);
+      free(ekeys);
+      free(ckeys);
     } else {
       rc = ap_aperture_from_window(ring, offset, width, &a, &err);
     }

@@ -88,15 +88,15 @@ typedef struct ap_subset_params {
                             (mesh, needing no coordinate, stays mesh) */
   uint32_t min_aperture; /* in [1, AP_MAX_PEERS]; default 12 */
   uint64_t random_seed;  /* random mode: per-process seed */
-  /* Stable mode only (all optional, never owned). A prebuilt plan for this
-   * ring and peer count wins; otherwise one is built from the keys:
-   * endpoint_keys has ring-size entries in ring order (NULL: ordinal keys
-   * of the ring indices, which move when an endpoint leaves), peer_keys
-   * has peer_count entries in peer-index order (NULL: ordinal keys of the
-   * peer indices). See ap_stable.h. */
+  /* Stable mode's one input beyond the ring and the coordinate (never
+   * owned): the service's plan, built once per ring by the caller with
+   * ap_stable_plan_create() from the endpoints' keys in ring order and
+   * the peers' keys in peer-index order (ap_stable.h), for this ring's
+   * size and peer_count. Required in stable mode with a known coordinate
+   * (AP_EINVAL names it when NULL or sized for another ring); ignored by
+   * the other modes. Every client of a service computes the same plan
+   * from the same keys, which is what makes the rows agree. */
   const struct ap_stable_plan *stable_plan;
-  const uint64_t *endpoint_keys;
-  const uint64_t *peer_keys;
 } ap_subset_params;
 
 /* Fills `params` with defaults: continuous, no coordinate, min_aperture 12,

@@ -35,6 +35,7 @@ struct ap_stable_plan {
   size_t *row_start;   /* c + 1 offsets */
   uint32_t *row_ep;    /* endpoint indices, ascending within a row */
   double *row_share;   /* shares, summing to 1 within a row */
+  uint64_t *client_start; /* c: each client's walk start (its point 0) */
   double load_max;
   uint32_t rounds;
 };
@@ -395,6 +396,12 @@ int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
   if (plan == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
   plan->n = n;
   plan->c = c;
+  plan->client_start = malloc(c * sizeof(uint64_t));
+  if (plan->client_start == NULL) {
+    ap_stable_plan_destroy(plan);
+    return ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < c; ++i) plan->client_start[i] = client_point(client_keys[i], 0);
   const uint32_t logical = min_aperture < n ? min_aperture : (uint32_t)n;
   build b;
   memset(&b, 0, sizeof b);
@@ -416,6 +423,7 @@ void ap_stable_plan_destroy(ap_stable_plan *plan) {
   free(plan->row_start);
   free(plan->row_ep);
   free(plan->row_share);
+  free(plan->client_start);
   free(plan);
 }
 
@@ -442,6 +450,11 @@ const double *ap_stable_plan_row_shares(const ap_stable_plan *plan,
                                         size_t client) {
   if (plan == NULL || client >= plan->c) return NULL;
   return plan->row_share + plan->row_start[client];
+}
+
+uint64_t ap_stable_plan_client_start(const ap_stable_plan *plan, size_t client) {
+  if (plan == NULL || client >= plan->c) return 0;
+  return plan->client_start[client];
 }
 
 double ap_stable_plan_load_max(const ap_stable_plan *plan) {

@@ -95,6 +95,11 @@ const uint32_t *ap_stable_plan_row_endpoints(const ap_stable_plan *plan,
 const double *ap_stable_plan_row_shares(const ap_stable_plan *plan,
                                         size_t client);
 
+/* Where client `client`'s walk starts on the endpoint ring: point 0 of its
+ * key (ap_stable_client_point(key, 0)); 0 when plan is NULL or client is
+ * out of range. Lets a client place itself from the plan alone. */
+uint64_t ap_stable_plan_client_start(const ap_stable_plan *plan, size_t client);
+
 /* Largest expected load over target among endpoints (1 = exact balance),
  * where every client sends load 1 and an endpoint's target is
  * c x weight / sum of weights. 0 for NULL. */

@@ -52,13 +52,23 @@ BENCHMARK(BM_RingAndAperture)->Arg(10)->Arg(1000)->Arg(100000)
 void BM_Rebuild(benchmark::State &state) {
   const size_t n = 10000;
   const ap_mode mode = (ap_mode)state.range(0);
-  const ap_subset_params p = ParamsFor(mode, n);
+  ap_subset_params p = ParamsFor(mode, n);
   std::vector<double> weights;
+  // Stable also rebuilds its one extra input, the service's plan.
+  std::vector<uint64_t> endpoint_keys, peer_keys;
+  for (size_t s = 0; s < n; ++s) endpoint_keys.push_back(ap_stable_ordinal_key(s));
+  for (uint32_t i = 0; i < p.peer_count; ++i) peer_keys.push_back(ap_stable_ordinal_key(i));
   for (auto _ : state) {
     ap_ring *ring = nullptr;
     ap_aperture *ap = nullptr;
     ap_pick_table *table = nullptr;
+    ap_stable_plan *plan = nullptr;
     ap_ring_create(nullptr, n, &ring, nullptr);
+    if (mode == AP_MODE_STABLE) {
+      ap_stable_plan_create(endpoint_keys.data(), nullptr, n, peer_keys.data(), p.peer_count,
+                            p.min_aperture, &plan, nullptr);
+      p.stable_plan = plan;
+    }
     ap_aperture_compute(ring, &p, &ap, nullptr);
     const size_t count = ap_aperture_count(ap);
     weights.resize(count);
@@ -69,6 +79,7 @@ void BM_Rebuild(benchmark::State &state) {
     benchmark::DoNotOptimize(table);
     ap_pick_table_destroy(table);
     ap_aperture_destroy(ap);
+    ap_stable_plan_destroy(plan);
     ap_ring_destroy(ring);
   }
   state.SetLabel(ap_mode_name(mode));

@@ -11,6 +11,7 @@
 #include "policy/core/ap_error.h"
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_ring.h"
+#include "policy/core/ap_stable.h"
 
 namespace aptest {
 
@@ -25,7 +26,27 @@ struct TableDeleter {
 };
 using Ring = std::unique_ptr<ap_ring, RingDeleter>;
 using Aperture = std::unique_ptr<ap_aperture, ApertureDeleter>;
+struct PlanDeleter {
+  void operator()(ap_stable_plan *p) const { ap_stable_plan_destroy(p); }
+};
 using Table = std::unique_ptr<ap_pick_table, TableDeleter>;
+using Plan = std::unique_ptr<ap_stable_plan, PlanDeleter>;
+
+// Stable mode's input for a ring of n equal endpoints and `peers` clients:
+// the plan of ordinal keys (endpoint k, client i), as the simulator keys
+// its numbered servers and clients.
+inline Plan OrdinalPlan(size_t n, uint32_t peers, uint32_t min_aperture) {
+  std::vector<uint64_t> endpoints, clients;
+  for (size_t k = 0; k < n; ++k) endpoints.push_back(ap_stable_ordinal_key(k));
+  for (uint32_t i = 0; i < peers; ++i) clients.push_back(ap_stable_ordinal_key(i));
+  ap_stable_plan *plan = nullptr;
+  ap_error err;
+  ap_error_clear(&err);
+  int rc = ap_stable_plan_create(endpoints.data(), nullptr, n, clients.data(), peers,
+                                 min_aperture, &plan, &err);
+  EXPECT_EQ(rc, AP_OK) << err.message;
+  return Plan(plan);
+}
 
 inline Ring MakeRing(size_t n, const std::vector<double> &weights = {}) {
   ap_ring *r = nullptr;

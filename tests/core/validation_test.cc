@@ -121,8 +121,11 @@ TEST(ApertureValidation, LargestSizesWorkInEveryMode) {
 
 TEST(ApertureValidation, OneEndpointEveryMode) {
   auto ring = MakeRing(1);
+  auto plan = aptest::OrdinalPlan(1, 9, 12);
   for (int mode = 0; mode <= AP_MODE_STABLE; ++mode) {
-    auto a = aptest::Compute(ring.get(), Params((ap_mode)mode, 4, 9, 12));
+    ap_subset_params p = Params((ap_mode)mode, 4, 9, 12);
+    p.stable_plan = plan.get();
+    auto a = aptest::Compute(ring.get(), p);
     ASSERT_EQ(ap_aperture_count(a.get()), 1u) << mode;
     EXPECT_EQ(ap_aperture_member(a.get(), 0)->index, 0u);
     EXPECT_NEAR(ap_aperture_member(a.get(), 0)->intersection, 1.0, 1e-15);
@@ -131,14 +134,51 @@ TEST(ApertureValidation, OneEndpointEveryMode) {
 
 TEST(ApertureValidation, MorePeersThanEndpointsEveryMode) {
   auto ring = MakeRing(10);
+  auto plan = aptest::OrdinalPlan(10, 1000, 3);
   for (int mode = 0; mode <= AP_MODE_STABLE; ++mode) {
     for (uint32_t i : {0u, 1u, 499u, 999u}) {
-      auto a = aptest::Compute(ring.get(), Params((ap_mode)mode, i, 1000, 3));
+      ap_subset_params p = Params((ap_mode)mode, i, 1000, 3);
+      p.stable_plan = plan.get();
+      auto a = aptest::Compute(ring.get(), p);
       ASSERT_NE(a, nullptr);
       EXPECT_GE(ap_aperture_count(a.get()), 1u);
       EXPECT_LE(ap_aperture_count(a.get()), 10u);
     }
   }
+}
+
+// Stable's plan is its one input beyond the ring and the coordinate: the
+// core never invents keys, so a missing plan or one for another ring size
+// or peer count is an error that names the field.
+TEST(ApertureValidation, StableNeedsThePlanOfItsRing) {
+  auto ring = MakeRing(10);
+  ap_subset_params p = Params(AP_MODE_STABLE, 2, 5, 3);
+  ap_aperture *a = nullptr;
+  ap_error err;
+  EXPECT_EQ(ap_aperture_compute(ring.get(), &p, &a, &err), AP_EINVAL);
+  EXPECT_EQ(a, nullptr);
+  EXPECT_TRUE(Mentions(err, "params.stable_plan")) << err.message;
+  auto other_ring = aptest::OrdinalPlan(11, 5, 3);
+  auto other_peers = aptest::OrdinalPlan(10, 6, 3);
+  for (const ap_stable_plan *wrong : {other_ring.get(), other_peers.get()}) {
+    p.stable_plan = wrong;
+    EXPECT_EQ(ap_aperture_compute(ring.get(), &p, &a, &err), AP_EINVAL);
+    EXPECT_EQ(a, nullptr);
+    EXPECT_TRUE(Mentions(err, "params.stable_plan")) << err.message;
+  }
+  auto plan = aptest::OrdinalPlan(10, 5, 3);
+  p.stable_plan = plan.get();
+  auto ok = aptest::Compute(ring.get(), p);
+  ASSERT_NE(ok, nullptr);
+  // The row is the plan's, and the client places itself from the plan.
+  ASSERT_EQ(ap_aperture_count(ok.get()), ap_stable_plan_row_size(plan.get(), 2));
+  for (size_t k = 0; k < ap_aperture_count(ok.get()); ++k)
+    EXPECT_EQ(ap_aperture_member(ok.get(), k)->index,
+              ap_stable_plan_row_endpoints(plan.get(), 2)[k]);
+  EXPECT_EQ(ap_stable_plan_client_start(plan.get(), 2),
+            ap_stable_client_point(ap_stable_ordinal_key(2), 0));
+  EXPECT_EQ(ap_stable_plan_client_start(plan.get(), 5), 0u);
+  EXPECT_EQ(ap_stable_plan_client_start(nullptr, 0), 0u);
 }
 
 TEST(WindowValidation, OffsetAndWidth) {

@@ -15,6 +15,7 @@
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_ring.h"
 #include "policy/core/ap_rng.h"
+#include "policy/core/ap_stable.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kMaxEndpoints = 80 };
@@ -54,6 +55,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   params.peer_index = params.peer_count ? fuzz_u8(&in) % params.peer_count : 0;
   params.min_aperture = 1 + fuzz_u8(&in) % 30;
   params.random_seed = fuzz_u64(&in);
+  /* Stable's service input: the plan of ordinal keys, with the ring's
+   * weights, as a caller builds it. */
+  ap_stable_plan *plan = NULL;
+  if (params.mode == AP_MODE_STABLE && params.peer_count > 0) {
+    uint64_t ekeys[kMaxEndpoints], ckeys[40];
+    for (size_t i = 0; i < n; ++i) ekeys[i] = ap_stable_ordinal_key(i);
+    for (uint32_t i = 0; i < params.peer_count; ++i) ckeys[i] = ap_stable_ordinal_key(i);
+    FUZZ_CHECK(ap_stable_plan_create(ekeys, equal ? NULL : weights, n, ckeys, params.peer_count,
+                                     params.min_aperture, &plan, NULL) == AP_OK,
+               "stable plan");
+    params.stable_plan = plan;
+  }
   ap_aperture *base = NULL;
   int rc = ap_aperture_compute(ring, &params, &base, NULL);
   FUZZ_CHECK(rc == AP_OK, "compute rc %d", rc);

@@ -91,9 +91,9 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
         absl::StrCat("aperture: cannot build the ring: ", err.message));
   }
   s->ring_.reset(ring);
-  // Stable mode: one plan of the whole service per rebuild, from the
-  // endpoints' and peers' keys (without a coordinate the core falls back
-  // to random and needs none).
+  // Stable mode's one extra input: the whole service's plan, built per
+  // rebuild from the endpoints' and peers' keys by BuildStableInputs()
+  // (without a coordinate the core falls back to random and needs none).
   StableInputs stable;
   uint64_t peer_keys_hash = 0;
   if (params.mode == AP_MODE_STABLE && params.peer_count > 0) {
@@ -102,8 +102,6 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
     if (!built.ok()) return built.status();
     stable = std::move(*built);
     params.stable_plan = stable.plan.get();
-    params.endpoint_keys = stable.endpoint_keys.data();
-    params.peer_keys = stable.peer_keys.data();
     s->stable_peers_by_address_ = stable.peers_by_address;
     peer_keys_hash = ap_hash64(stable.peer_keys.data(),
                                stable.peer_keys.size() * sizeof(uint64_t), 3);

@@ -26,8 +26,9 @@ struct StablePlanDeleter {
 };
 using StablePlanPtr = std::unique_ptr<ap_stable_plan, StablePlanDeleter>;
 
-// What BuildStableInputs() hands to ap_subset_params (stable_plan,
-// endpoint_keys, peer_keys); the vectors must outlive the compute call.
+// What BuildStableInputs() gathers: the keys the plan was built from (the
+// peer keys also enter the snapshot key) and the plan, which goes to
+// ap_subset_params.stable_plan and must outlive the compute call.
 struct StableInputs {
   std::vector<uint64_t> endpoint_keys;  // ring order
   std::vector<uint64_t> peer_keys;      // peer-index order
