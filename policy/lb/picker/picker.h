@@ -60,8 +60,8 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // loaded wins by ap_p2c_choose_fair (P2C).
   size_t ChooseBalanced() const;
   // The same under peakEwma or orca: each comparison takes both metric
-  // multipliers in one unit (ap_load_pair_scale, one clock reading per
-  // pick) and compares (outstanding + 1) * multiplier after thinning the
+  // multipliers in one unit (ap_load_pair_scale; orca reads the clock
+  // once per pick) and compares (outstanding + 1) * multiplier after thinning the
   // outstanding counts by weight (ap_p2c_choose_fair_scaled), so weights
   // keep their meaning.
   size_t ChooseByMetric() const;
