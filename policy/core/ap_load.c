@@ -45,6 +45,12 @@ int64_t ap_load_now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000LL + (int64_t)ts.tv_nsec;
 }
 
+int64_t ap_load_coarse_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + (int64_t)ts.tv_nsec;
+}
+
 static double bits_to_double(uint64_t bits) {
   double d;
   memcpy(&d, &bits, sizeof(d));
@@ -75,36 +81,32 @@ void ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns) {
   }
 }
 
-/* Moves *stamp forward to now_ns (never back) and returns the time since
- * the stamp it replaced (0 when now_ns is not later). */
+/* Sets *stamp to now_ns when that is later and returns the time since
+ * the stamp it replaced (0 when now_ns is not later). Load and store, no
+ * read-modify-write: a racing thread may store a slightly older stamp,
+ * which only lengthens the next dt a little. */
 static int64_t advance_stamp(int64_t *stamp, int64_t now_ns) {
-  int64_t prev = __atomic_load_n(stamp, __ATOMIC_RELAXED);
-  while (now_ns > prev) {
-    if (__atomic_compare_exchange_n(stamp, &prev, now_ns, 1, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED)) {
-      return now_ns - prev;
-    }
-  }
-  return 0;
+  const int64_t prev = __atomic_load_n(stamp, __ATOMIC_RELAXED);
+  if (now_ns <= prev) return 0;
+  __atomic_store_n(stamp, now_ns, __ATOMIC_RELAXED);
+  return now_ns - prev;
 }
 
-/* Replaces the double at *bits by update(old, x, w) with a CAS loop; the
- * first sample (flag not yet set) just stores x. */
+/* Blends x into the double at *bits: the first sample (flag not yet set)
+ * stores x; a peak (peak and x above the value) replaces; otherwise
+ * v w + x (1 - w) with w = exp(-dt / tau) (computed only then). */
 static void blend(uint64_t *bits, uint32_t *flags, uint32_t flag, double x,
-                  double w, int peak) {
+                  int64_t dt, double tau, int peak) {
   const int had = (__atomic_load_n(flags, __ATOMIC_ACQUIRE) & flag) != 0;
-  uint64_t old_bits = __atomic_load_n(bits, __ATOMIC_RELAXED);
-  for (;;) {
-    double next = x;
-    if (had) {
-      const double old = bits_to_double(old_bits);
-      if (!(peak && x > old)) next = old * w + x * (1.0 - w);
-    }
-    if (__atomic_compare_exchange_n(bits, &old_bits, double_to_bits(next), 1,
-                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-      break;
+  double next = x;
+  if (had) {
+    const double old = bits_to_double(__atomic_load_n(bits, __ATOMIC_RELAXED));
+    if (!(peak && x > old)) {
+      const double w = exp(-(double)dt / tau);
+      next = old * w + x * (1.0 - w);
     }
   }
+  __atomic_store_n(bits, double_to_bits(next), __ATOMIC_RELAXED);
   if (!had) __atomic_fetch_or(flags, flag, __ATOMIC_RELEASE);
 }
 
@@ -116,8 +118,8 @@ int ap_load_record_latency(ap_load_state *s, int64_t latency_ns,
                         (long long)latency_ns);
   }
   const int64_t dt = advance_stamp(&s->latency_stamp_ns, now_ns);
-  const double w = exp(-(double)dt / (double)AP_LOAD_LATENCY_TAU_NS);
-  blend(&s->latency_bits, &s->flags, HAS_LATENCY, (double)latency_ns, w, 1);
+  blend(&s->latency_bits, &s->flags, HAS_LATENCY, (double)latency_ns, dt,
+        (double)AP_LOAD_LATENCY_TAU_NS, 1);
   return AP_OK;
 }
 
@@ -129,8 +131,8 @@ int ap_load_record_utilization(ap_load_state *s, double u, int64_t now_ns,
                         "utilization is %g, must be finite and >= 0", u);
   }
   const int64_t dt = advance_stamp(&s->util_stamp_ns, now_ns);
-  const double w = exp(-(double)dt / (double)AP_LOAD_UTIL_TAU_NS);
-  blend(&s->util_bits, &s->flags, HAS_UTIL, u, w, 0);
+  blend(&s->util_bits, &s->flags, HAS_UTIL, u, dt,
+        (double)AP_LOAD_UTIL_TAU_NS, 0);
   return AP_OK;
 }
 

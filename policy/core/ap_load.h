@@ -30,10 +30,15 @@
  *
  * Concurrency: every field of ap_load_state is read and written with
  * atomic operations only (GCC/Clang __atomic builtins, lock-free on
- * 64-bit targets); no function takes a lock or allocates. Concurrent
- * finishes race benignly: the average stays a blend of the samples. Time
- * is always an explicit now_ns (a monotonic clock in nanoseconds, e.g.
- * ap_load_now_ns()), so the arithmetic is testable without sleeping.
+ * 64-bit targets); no function takes a lock or allocates. The call count
+ * is exact (atomic add). The averages and their stamps use relaxed loads
+ * and stores, no read-modify-write: two samples recorded at the same
+ * instant on two threads may overwrite each other (one sample lost, never
+ * a torn value), which an average over thousands of calls does not
+ * notice, and a call costs no contended atomic beyond the count. Time is
+ * always an explicit now_ns (a monotonic clock in nanoseconds:
+ * ap_load_now_ns(), or ap_load_coarse_now_ns() for utilization), so the
+ * arithmetic is testable without sleeping.
  */
 #ifndef AP_LOAD_H
 #define AP_LOAD_H
@@ -84,8 +89,14 @@ typedef struct ap_load_state {
  * the state is shared. */
 void ap_load_init(ap_load_state *s);
 
-/* The monotonic clock (CLOCK_MONOTONIC) in nanoseconds. */
+/* The monotonic clock (CLOCK_MONOTONIC) in nanoseconds: call latency. */
 int64_t ap_load_now_ns(void);
+
+/* The same clock at scheduler-tick resolution (CLOCK_MONOTONIC_COARSE,
+ * 1-4 ms, at most one tick behind ap_load_now_ns()), several times
+ * cheaper to read: for utilization, whose 500 ms average and 5 s
+ * staleness do not need more. */
+int64_t ap_load_coarse_now_ns(void);
 
 /* A call started: outstanding + 1 (NULL is ignored). */
 void ap_load_call_start(ap_load_state *s);

@@ -424,9 +424,19 @@ TEST(ScaledP2C, WeightsKeepTheirShareUnderEqualScales) {
   EXPECT_NEAR(counts[2] / double(kPicks), 0.25, 0.02);
 }
 
-// Concurrent recorders: the counts stay exact and the average stays within
-// the samples' range (the CAS loops lose no update of the count and never
-// tear the double).
+// Concurrent recorders: the count stays exact (atomic add) and the
+// averages stay within the samples' range (plain atomic stores: a sample
+// may be lost, a value never torn).
+TEST(Clock, CoarseIsTheSameClockAtMostATickBehind) {
+  const int64_t fine0 = ap_load_now_ns();
+  const int64_t coarse = ap_load_coarse_now_ns();
+  const int64_t fine1 = ap_load_now_ns();
+  EXPECT_GT(fine0, 0);
+  EXPECT_LE(fine0, fine1);
+  EXPECT_LE(coarse, fine1);
+  EXPECT_GT(coarse, fine0 - 100 * kMs) << "at most a tick (<= 10 ms) behind";
+}
+
 TEST(LoadState, ConcurrentRecordersKeepCountsAndRange) {
   ap_load_state s = Fresh();
   constexpr int kThreads = 4, kCalls = 20000;

@@ -56,12 +56,11 @@ aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
       double w = 1.0 - 0.5 * ap_rng_uniform(&rng);
       auto counters = grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>();
       // Every endpoint has data, so the metric (not the fallback) is used.
-      const int64_t now = ap_load_now_ns();
       ap_load_record_latency(&counters->load,
                              1000000 + (int64_t)(1e6 * ap_rng_uniform(&rng)),
-                             now, nullptr);
-      ap_load_record_utilization(&counters->load, ap_rng_uniform(&rng), now,
-                                 nullptr);
+                             ap_load_now_ns(), nullptr);
+      ap_load_record_utilization(&counters->load, ap_rng_uniform(&rng),
+                                 ap_load_coarse_now_ns(), nullptr);
       slots.push_back({grpc_core::MakeRefCounted<IdleSubchannel>(),
                        std::move(counters), w});
       weights.push_back(w);
@@ -97,6 +96,30 @@ void BM_PickWithCallTracker(benchmark::State& state) {
     benchmark::DoNotOptimize(complete->subchannel.get());
   }
 }
+// Pick() alone: the choice and the tracker's placement in the arena, no
+// Start()/Finish() (the tracker is destroyed unstarted).
+void BM_PickOnly(benchmark::State& state) {
+  const auto metric = static_cast<ap_pick_metric>(state.range(1));
+  aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
+  state.SetLabel(ap_pick_metric_name(metric));
+  ScratchCallState call_state;
+  LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
+                                     &call_state};
+  for (auto _ : state) {
+    LoadBalancingPolicy::PickResult result = picker->Pick(args);
+    auto* complete =
+        absl::get_if<LoadBalancingPolicy::PickResult::Complete>(&result.result);
+    if (complete == nullptr) {
+      state.SkipWithError("pick did not complete");
+      break;
+    }
+    benchmark::DoNotOptimize(complete->subchannel.get());
+  }
+}
+BENCHMARK(BM_PickOnly)
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgNames({"endpoints", "metric"})
+    ->Threads(1);
 BENCHMARK(BM_PickWithCallTracker)
     ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
     ->ArgNames({"endpoints", "metric"})

@@ -31,7 +31,7 @@ void CallTracker::Finish(FinishArgs args) {
               : nullptr;
       if (data != nullptr && data->cpu_utilization >= 0) {
         ap_load_record_utilization(load, data->cpu_utilization,
-                                   ap_load_now_ns(), nullptr);
+                                   ap_load_coarse_now_ns(), nullptr);
       }
       ap_load_call_end(load);  // no latency sample
       break;

@@ -71,8 +71,9 @@ size_t AperturePicker::ChooseByMetric() const {
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
-    // Only the staleness of ORCA reports needs the time.
-    const int64_t now = metric_ == AP_PICK_ORCA ? ap_load_now_ns() : 0;
+    // Only the staleness of ORCA reports needs the time (the coarse clock,
+    // as the reports are stamped with).
+    const int64_t now = metric_ == AP_PICK_ORCA ? ap_load_coarse_now_ns() : 0;
     best = ap_pick1(table_.get(), rng);
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);

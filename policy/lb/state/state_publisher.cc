@@ -114,7 +114,8 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
       // Each is recorded only under its own metric (call_tracker.cc).
       double v = 0;
       if (s.pick_metric == AP_PICK_ORCA &&
-          ap_load_utilization(&e.counters->load, ap_load_now_ns(), &v)) {
+          ap_load_utilization(&e.counters->load, ap_load_coarse_now_ns(),
+                              &v)) {
         o->utilization = v;
       }
       if (s.pick_metric == AP_PICK_PEAK_EWMA &&
