@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* clock_gettime */
 #include "policy/core/ap_load.h"
 
+#include "policy/core/ap_pick.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -217,4 +219,18 @@ int ap_load_pair_scale(const ap_load_state *a, const ap_load_state *b,
   *scale_a = 1;
   *scale_b = 1;
   return AP_PICK_OUTSTANDING;
+}
+
+int ap_load_choose(const ap_load_state *a, double wa, const ap_load_state *b,
+                   double wb, ap_pick_metric metric, int64_t now_ns,
+                   ap_rng *rng) {
+  if (a == NULL || b == NULL) return a == NULL && b != NULL;
+  if ((unsigned)metric >= AP_PICK_METRIC_COUNT) metric = AP_PICK_OUTSTANDING;
+  double sa = 1, sb = 1;
+  if (metric != AP_PICK_OUTSTANDING) {
+    ap_load_pair_scale(a, b, metric, now_ns, &sa, &sb);
+  }
+  const ap_candidate ca = {(double)ap_load_outstanding(a), wa, 1};
+  const ap_candidate cb = {(double)ap_load_outstanding(b), wb, 1};
+  return ap_p2c_choose_fair_scaled(&ca, sa, &cb, sb, rng);
 }

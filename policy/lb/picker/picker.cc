@@ -78,13 +78,9 @@ size_t AperturePicker::ChooseByMetric() const {
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
-      double scale_a = 1, scale_b = 1;
-      ap_load_pair_scale(&slots_[best].counters->load,
-                         &slots_[c].counters->load, metric_, now, &scale_a,
-                         &scale_b);
-      const ap_candidate a = Candidate(best);
-      const ap_candidate b = Candidate(c);
-      if (ap_p2c_choose_fair_scaled(&a, scale_a, &b, scale_b, rng) == 1) {
+      if (ap_load_choose(&slots_[best].counters->load, slots_[best].weight,
+                         &slots_[c].counters->load, slots_[c].weight, metric_,
+                         now, rng) == 1) {
         best = c;
       }
     }

@@ -61,9 +61,9 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   size_t ChooseBalanced() const;
   // The same under peakEwma or orca: each comparison takes both metric
   // multipliers in one unit (ap_load_pair_scale; orca reads the clock
-  // once per pick) and compares (outstanding + 1) * multiplier after thinning the
-  // outstanding counts by weight (ap_p2c_choose_fair_scaled), so weights
-  // keep their meaning.
+  // once per pick) and compares (outstanding + 1) * multiplier after
+  // thinning the outstanding counts by weight (ap_p2c_choose_fair_scaled),
+  // so weights keep their meaning: ap_load_choose does both in one call.
   size_t ChooseByMetric() const;
   // The slot's outstanding calls and weight, as the core compares them.
   ap_candidate Candidate(size_t slot) const;
