@@ -65,9 +65,9 @@ static uint64_t double_to_bits(double d) {
   return bits;
 }
 
-void ap_load_call_start(ap_load_state *s) {
-  if (s == NULL) return;
-  __atomic_fetch_add(&s->outstanding, 1, __ATOMIC_RELAXED);
+int64_t ap_load_call_start(ap_load_state *s) {
+  if (s == NULL) return 0;
+  return __atomic_fetch_add(&s->outstanding, 1, __ATOMIC_RELAXED);
 }
 
 void ap_load_call_end(ap_load_state *s) {

@@ -99,8 +99,9 @@ int64_t ap_load_now_ns(void);
  * staleness do not need more. */
 int64_t ap_load_coarse_now_ns(void);
 
-/* A call started: outstanding + 1 (NULL is ignored). */
-void ap_load_call_start(ap_load_state *s);
+/* A call started: outstanding + 1. Returns the count before it (0 for
+ * NULL, which is ignored). */
+int64_t ap_load_call_start(ap_load_state *s);
 
 /* A call that started at start_ns finished at now_ns: outstanding - 1 and
  * the latency now_ns - start_ns recorded into the peak EWMA. A latency

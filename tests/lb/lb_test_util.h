@@ -50,6 +50,11 @@ class Backend {
   void Stop();
   // Starts again on the same port.
   void Restart();
+  // Frozen: calls are accepted and held unanswered, connections stay up
+  // (a hung process); unfreezing answers the held calls.
+  void Freeze(bool frozen);
+  // Calls held now by a freeze.
+  size_t held() const;
 
  private:
   class Service;
@@ -123,6 +128,8 @@ struct EndpointView {
   int connectivity;
   uint64_t outstanding, picks, failures;
   bool draining;
+  std::string health;  // ap_health_state_name()
+  uint64_t ejections;
   double utilization, latency_ewma_ms;  // -1: none (ap_registry.h)
 };
 struct StateView {

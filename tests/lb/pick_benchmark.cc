@@ -69,7 +69,7 @@ aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
     if (ap_pick_table_create(weights.data(), n, &table, nullptr) != AP_OK) abort();
     picker = std::make_unique<aperture_lb::AperturePicker>(
         std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr,
-        metric);
+        aperture_lb::AperturePicker::DefaultHealth(), metric);
   }
   return picker.get();
 }

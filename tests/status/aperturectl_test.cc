@@ -92,7 +92,7 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
   EXPECT_TRUE(Has(r.out, "endpoints 6 (showing 0..5)")) << r.out;
   // Endpoint 1: in the aperture, connecting, 1 outstanding, 101 picks, 1 failure...
   EXPECT_TRUE(Has(r.out, "       1  10.0.1.1:443               1.000    0.5000   0.2500 *   "
-                         "connecting             1        101        1\n"))
+                         "connecting             1        101        1 ok\n"))
       << r.out;
   // ...endpoint 2 draining, endpoint 3 widened and transient_failure,
   // endpoint 5 outside.
@@ -101,6 +101,7 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
       << r.out;
   EXPECT_TRUE(Has(r.out, "10.0.3.1:443               1.000    0.5000   0.2500 w   transient_failure"))
       << r.out;
+  EXPECT_TRUE(Has(r.out, "        0 ejected\n")) << r.out;  // endpoint 3's failures, health
   EXPECT_TRUE(Has(r.out, "10.0.5.1:443               1.000    0.0000   0.0000     none"))
       << r.out;
   EXPECT_FALSE(Has(r.out, "truncated"));
@@ -223,14 +224,14 @@ TEST_F(AperturectlTest, PickMetricAndLoadAreShown) {
   CtlRun t = Ctl("status " + addr_ + " --target orca.svc");
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_TRUE(Has(t.out, "  pick_metric orca\n")) << t.out;
-  EXPECT_TRUE(Has(t.out, "FAILS   UTIL    LAT_MS\n")) << t.out;
+  EXPECT_TRUE(Has(t.out, "FAILS   UTIL    LAT_MS HEALTH\n")) << t.out;
   // Endpoint 1 reports 0.25, endpoint 4 nothing.
-  EXPECT_TRUE(Has(t.out, "        101        1  0.250         -\n")) << t.out;
-  EXPECT_TRUE(Has(t.out, "        104        1      -         -\n")) << t.out;
+  EXPECT_TRUE(Has(t.out, "        101        1  0.250         - ok\n")) << t.out;
+  EXPECT_TRUE(Has(t.out, "        104        1      -         - ok\n")) << t.out;
   CtlRun e = Ctl("status " + addr_ + " --target ewma.svc");
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_TRUE(Has(e.out, "  pick_metric peakEwma\n")) << e.out;
-  EXPECT_TRUE(Has(e.out, "        102        2      -     4.500\n")) << e.out;
+  EXPECT_TRUE(Has(e.out, "        102        2      -     4.500 ok\n")) << e.out;
   CtlRun p = Ctl("status " + addr_ + " --target plain.svc");
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_TRUE(Has(p.out, "  pick_metric outstanding\n")) << p.out;
@@ -239,7 +240,8 @@ TEST_F(AperturectlTest, PickMetricAndLoadAreShown) {
   CtlRun j = Ctl("status " + addr_ + " --json --target orca.svc");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_TRUE(Has(j.out, "\"pick_metric\":\"orca\"")) << j.out;
-  EXPECT_TRUE(Has(j.out, "\"failures\":1,\"utilization\":0.25,\"latency_ewma_ms\":-1}"))
+  EXPECT_TRUE(Has(j.out, "\"failures\":1,\"health\":\"ok\",\"ejections\":0,\"utilization\":0.25,"
+                         "\"latency_ewma_ms\":-1}"))
       << j.out;
 
   CtlRun m = Ctl("metrics " + addr_);

@@ -108,6 +108,8 @@ class RegisteredInstance {
         e.outstanding = i;
         e.picks = 100 + i;
         e.failures = i % 3;
+        e.health = i == 3 ? 1 : 0;  // endpoint 3 ejected
+        e.ejections = i == 3 ? 2 : 0;
         e.utilization = self->pick_metric_ == "orca" && i < 3 ? 0.25 * i : -1;
         e.latency_ewma_ms = self->pick_metric_ == "peakEwma" && i < 4 ? 1.5 * (i + 1) : -1;
       }

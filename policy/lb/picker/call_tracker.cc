@@ -9,7 +9,21 @@ CallTracker::~CallTracker() {
 void CallTracker::Start() {
   started_ = true;
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
-  ap_load_call_start(&counters_->load);
+  const int64_t before = ap_load_call_start(&counters_->load);
+  ap_health_on_start(counters_->health, before, ap_health_now_ms());
+}
+
+bool CallTracker::CountsAsFailure(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kInternal:
+    case absl::StatusCode::kUnknown:
+      return true;
+    default:
+      return false;
+  }
 }
 
 void CallTracker::Finish(FinishArgs args) {
@@ -43,6 +57,8 @@ void CallTracker::Finish(FinishArgs args) {
   if (!args.status.ok()) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
+  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_,
+                      ap_health_now_ms());
 }
 
 }  // namespace aperture_lb

@@ -8,6 +8,7 @@
 
 #include <atomic>
 
+#include "policy/core/ap_health.h"
 #include "policy/core/ap_load.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 
@@ -29,6 +30,11 @@ class alignas(64) EndpointCounters
   ap_load_state load;
   std::atomic<uint64_t> picks{0};
   std::atomic<uint64_t> failures{0};    // calls that ended with an error
+  // Gray-failure health (ap_health.h); null only when out of memory, which
+  // every ap_health function takes as "healthy".
+  ap_health* const health = ap_health_create();
+
+  ~EndpointCounters() { ap_health_destroy(health); }
 };
 
 }  // namespace aperture_lb

@@ -110,7 +110,8 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     o->utilization = -1;
     o->latency_ewma_ms = -1;
     if (e.counters != nullptr) {
-      o->outstanding = static_cast<uint64_t>(e.counters->Outstanding());
+      const int64_t outstanding = e.counters->Outstanding();
+      o->outstanding = static_cast<uint64_t>(outstanding);
       // Each is recorded only under its own metric (call_tracker.cc).
       double v = 0;
       if (s.pick_metric == AP_PICK_ORCA &&
@@ -124,6 +125,9 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
       }
       o->picks = e.counters->picks.load();
       o->failures = e.counters->failures.load();
+      o->health = static_cast<int>(ap_health_check(
+          e.counters->health, outstanding, &s.health, ap_health_now_ms()));
+      o->ejections = ap_health_ejections(e.counters->health);
     }
   }
   return AP_OK;
