@@ -47,7 +47,7 @@ const char *ap_health_state_name(ap_health_state state) {
 ap_health *ap_health_create(void) {
   ap_health *h = malloc(sizeof *h);
   if (h == NULL) return NULL;
-  atomic_init(&h->progress_ms, 0);
+  atomic_init(&h->progress_ms, ap_health_now_ms()); /* no false "stuck" before a start */
   atomic_init(&h->ejected_until_ms, 0);
   atomic_init(&h->failure_run, 0);
   atomic_init(&h->ejections, 0);
@@ -103,6 +103,21 @@ ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
     if (now_ms - progress > (int64_t)config->stuck_call_ms) return AP_HEALTH_STUCK;
   }
   return AP_HEALTH_OK;
+}
+
+ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstanding,
+                                     const ap_health_config *config, int64_t *now_ms) {
+  if (health == NULL || config == NULL) return AP_HEALTH_OK;
+  const int needs_clock =
+      atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed) != 0 ||
+      (config->stuck_call_ms > 0 && outstanding > 0);
+  if (!needs_clock) return AP_HEALTH_OK;
+  int64_t now = now_ms != NULL ? *now_ms : -1;
+  if (now < 0) {
+    now = ap_health_now_ms();
+    if (now_ms != NULL) *now_ms = now;
+  }
+  return ap_health_check(health, outstanding, config, now);
 }
 
 int ap_health_usable(ap_health_state state, int64_t outstanding) {

@@ -90,6 +90,14 @@ ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
                                 const ap_health_config *config,
                                 int64_t now_ms);
 
+/* The same, reading the clock only when the answer depends on it (an
+ * ejection to time, or calls in flight with stuck detection on): *now_ms
+ * is the reading, -1 for "not read yet", and keeps it for the next call,
+ * so a pick reads the clock at most once and often not at all. NULL now_ms
+ * reads the clock every time. */
+ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstanding,
+                                     const ap_health_config *config, int64_t *now_ms);
+
 /* 1 when a new call may go there: OK, or PROBATION with nothing in flight. */
 int ap_health_usable(ap_health_state state, int64_t outstanding);
 

@@ -137,3 +137,29 @@ TEST(Health, NullIsHarmless) {
 }
 
 }  // namespace
+
+namespace {
+
+// The lazy check reads the clock only when the answer depends on it, and
+// gives the same answers as the check at that time.
+TEST(Health, LazyCheckReadsTheClockOnlyWhenNeeded) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(1, 100000, 100000);  // no timing in play
+  ap_health_on_start(h.get(), 0, ap_health_now_ms());
+  int64_t now = -1;
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 0, &c, &now), AP_HEALTH_OK);
+  EXPECT_EQ(now, -1);  // idle and not ejected: no clock needed
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 3, &c, &now), AP_HEALTH_OK);
+  EXPECT_GE(now, 0);  // calls in flight with stuck detection: read once
+  const int64_t read = now;
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 3, &c, &now), AP_HEALTH_OK);
+  EXPECT_EQ(now, read);  // kept
+  ap_health_on_finish(h.get(), 1, &c, ap_health_now_ms());  // ejected for 100 s
+  int64_t fresh = -1;
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 0, &c, &fresh), AP_HEALTH_EJECTED);
+  EXPECT_GE(fresh, 0);
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 0, &c, nullptr), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_check_lazy(nullptr, 0, &c, &fresh), AP_HEALTH_OK);
+}
+
+}  // namespace

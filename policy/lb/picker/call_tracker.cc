@@ -10,7 +10,7 @@ void CallTracker::Start() {
   started_ = true;
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
   const int64_t before = ap_load_call_start(&counters_->load);
-  ap_health_on_start(counters_->health, before, ap_health_now_ms());
+  if (before <= 0) ap_health_on_start(counters_->health, before, ap_health_now_ms());
 }
 
 bool CallTracker::CountsAsFailure(const absl::Status& status) {

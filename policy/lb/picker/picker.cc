@@ -50,7 +50,7 @@ size_t AperturePicker::ChooseBalanced() const {
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
-    const int64_t now = ap_health_now_ms();
+    int64_t now = -1;  // read at most once, when a member's health needs it
     // Only the staleness of ORCA reports needs the load clock (the coarse
     // one, as the reports are stamped with).
     const int64_t load_now =
@@ -60,11 +60,11 @@ size_t AperturePicker::ChooseBalanced() const {
     // load / weight, partly covered members would get more than their
     // share (see ap_p2c_choose_fair).
     best = ap_pick1(table_.get(), rng);
-    ap_candidate a = Candidate(best, now);
+    ap_candidate a = Candidate(best, &now);
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
-      const ap_candidate cand = Candidate(c, now);
+      const ap_candidate cand = Candidate(c, &now);
       int choice = 0;
       if (metric_ == AP_PICK_OUTSTANDING) {
         choice = ap_p2c_choose_fair(&a, &cand, rng);
@@ -82,12 +82,12 @@ size_t AperturePicker::ChooseBalanced() const {
         a = cand;
       }
     }
-    if (!a.healthy) best = FindUsable(best, now, rng);
+    if (!a.healthy) best = FindUsable(best, &now, rng);
   }
   return best;
 }
 
-size_t AperturePicker::FindUsable(size_t fallback, int64_t now_ms,
+size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms,
                                   ap_rng* rng) const {
   constexpr int kRedraws = 4;
   for (int k = 0; k < kRedraws; ++k) {
@@ -103,11 +103,11 @@ size_t AperturePicker::FindUsable(size_t fallback, int64_t now_ms,
   return fallback;  // nothing usable: still send the call
 }
 
-ap_candidate AperturePicker::Candidate(size_t slot, int64_t now_ms) const {
+ap_candidate AperturePicker::Candidate(size_t slot, int64_t* now_ms) const {
   const EndpointCounters& counters = *slots_[slot].counters;
   const int64_t outstanding = counters.Outstanding();
   const ap_health_state state =
-      ap_health_check(counters.health, outstanding, &health_, now_ms);
+      ap_health_check_lazy(counters.health, outstanding, &health_, now_ms);
   return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight,
                       ap_health_usable(state, outstanding)};
 }

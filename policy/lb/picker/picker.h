@@ -81,10 +81,11 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   size_t ChooseBalanced() const;
   // A usable slot other than by the draws: a few more draws, then the first
   // usable slot from a random start; `fallback` when none is usable.
-  size_t FindUsable(size_t fallback, int64_t now_ms, ap_rng* rng) const;
-  // The slot's outstanding calls, weight and usability at now_ms, as the
+  size_t FindUsable(size_t fallback, int64_t* now_ms, ap_rng* rng) const;
+  // The slot's outstanding calls, weight and usability (*now_ms: the clock,
+  // -1 until read; see ap_health_check_lazy), as the
   // core compares them.
-  ap_candidate Candidate(size_t slot, int64_t now_ms) const;
+  ap_candidate Candidate(size_t slot, int64_t* now_ms) const;
   static size_t ChooseBalancedThunk(void* self) {
     return static_cast<const AperturePicker*>(self)->ChooseBalanced();
   }
