@@ -99,6 +99,8 @@ typedef struct server_state {
   void *methods[M_COUNT];
   atomic_bool shutting_down; /* no new delays; health says NOT_SERVING */
   atomic_bool flush_delayed; /* grace period over: answer delayed calls now */
+  atomic_long delayed_held;  /* calls in the workers' delay queues: the cqs
+                                shut down only once the flush emptied them */
   atomic_long calls[M_COUNT];
   atomic_long calls_by_code[17]; /* answers by status code */
   atomic_long delayed_rejected;
@@ -330,6 +332,7 @@ static void answer_at(call_slot *s, int64_t due_ns) {
   server_state *st = s->w->st;
   if (due_ns > io_delay_queue_now_ns() && !atomic_load(&st->flush_delayed)) {
     if (io_delay_queue_push(s->w->delayed, due_ns, s) != 0) answer_full(s);
+    else atomic_fetch_add(&st->delayed_held, 1);
     return;
   }
   send_answer(s);
@@ -378,7 +381,10 @@ static void handle_new_call(call_slot *s) {
     if (start > now) { /* the virtual CPU is busy: the work waits its turn */
       s->work_pending = 1;
       s->answer_due = ready + delay_ns;
-      if (io_delay_queue_push(w->delayed, start, s) == 0) return;
+      if (io_delay_queue_push(w->delayed, start, s) == 0) {
+        atomic_fetch_add(&st->delayed_held, 1);
+        return;
+      }
       s->work_pending = 0;
       answer_full(s);
       return;
@@ -400,9 +406,15 @@ static void *worker_main(void *arg) {
   for (;;) {
     int64_t now = io_delay_queue_now_ns();
     call_slot *due;
-    while ((due = io_delay_queue_pop_due(w->delayed, now)) != NULL) on_due(due);
+    while ((due = io_delay_queue_pop_due(w->delayed, now)) != NULL) {
+      atomic_fetch_sub(&st->delayed_held, 1);
+      on_due(due);
+    }
     if (atomic_load(&st->flush_delayed)) {
-      while ((due = io_delay_queue_pop_any(w->delayed)) != NULL) send_answer(due);
+      while ((due = io_delay_queue_pop_any(w->delayed)) != NULL) {
+        atomic_fetch_sub(&st->delayed_held, 1);
+        send_answer(due);
+      }
     }
     /* Wake for the next timer, and at least every 100 ms to see shutdown. */
     int64_t wait_ns = 100000000LL;
@@ -666,6 +678,13 @@ int main(int argc, char **argv) {
     if (ev.type != GRPC_OP_COMPLETE) fprintf(stderr, "server: shutdown timed out\n");
   }
   atomic_store(&st.flush_delayed, true);
+  /* A worker answers its delayed calls when it next wakes (within 100 ms);
+   * a batch started after its cq shut down would abort the process, so the
+   * cqs shut down once every delayed call left (bounded: 2 s). */
+  for (int waited = 0; atomic_load(&st.delayed_held) > 0 && waited < 200; waited++) {
+    struct timespec tick = {0, 10 * 1000000L};
+    nanosleep(&tick, NULL);
+  }
   grpc_server_destroy(st.server);
   for (long t = 0; t < st.opt.threads; t++) grpc_completion_queue_shutdown(workers[t].cq);
   for (long t = 0; t < st.opt.threads; t++) {
