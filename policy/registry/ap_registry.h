@@ -113,6 +113,10 @@ typedef struct ap_ring_state {
                                  coordinate; "" when none. Clients that
                                  agree on their peers show the same value */
   uint64_t coordinate_changes; /* times the applied coordinate changed */
+  uint64_t snapshot_builds;   /* ring snapshots computed (stable: with the
+                                 plan), changed or not */
+  char peer_keys[8];          /* stable mode: "address" or "ordinal", how the
+                                 plan keyed the peers; "" otherwise */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

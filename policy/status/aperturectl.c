@@ -94,6 +94,8 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     printf(",\"peer_fingerprint\":");
     json_string(g->peer_fingerprint);
     printf(",\"coordinate_changes\":%llu", (unsigned long long)g->coordinate_changes);
+    printf(",\"peer_keys\":");
+    json_string(g->peer_keys);
     printf(",\"offset\":");
     json_double(g->offset);
     printf(",\"width\":");
@@ -108,6 +110,7 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
            (unsigned long long)g->subchannels_created,
            (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
+    printf(",\"snapshot_builds\":%llu", (unsigned long long)g->snapshot_builds);
     printf(",\"last_status\":");
     json_string(g->last_status);
     printf(",\"affinity_sessions\":%llu", (unsigned long long)g->affinity_sessions);
@@ -173,10 +176,16 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
     printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
-           "widenings %llu\n",
+           "widenings %llu  snapshot_builds %llu\n",
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
            (unsigned long long)g->subchannels_created,
-           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
+           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings,
+           (unsigned long long)g->snapshot_builds);
+    if (g->peer_keys[0] != '\0') {
+      char keys[64];
+      ap_escape_for_terminal(g->peer_keys, keys, sizeof keys);
+      printf("  stable peer_keys %s\n", keys);
+    }
     printf("  last_status %s\n", status[0] ? status : "-");
     if (g->affinity_sessions > 0)
       printf("  affinity_sessions %llu\n", (unsigned long long)g->affinity_sessions);
