@@ -138,9 +138,9 @@ static int validate(const uint64_t *endpoint_keys, const double *weights,
   if (n == 0 || n > MAX_SIZE)
     return ap_error_set(err, AP_ERANGE, "endpoints is %zu, must be in [1, %u]",
                         n, MAX_SIZE);
-  if (c == 0 || c > MAX_SIZE)
+  if (c == 0 || c > AP_STABLE_MAX_CLIENTS)
     return ap_error_set(err, AP_ERANGE, "clients is %zu, must be in [1, %u]",
-                        c, MAX_SIZE);
+                        c, AP_STABLE_MAX_CLIENTS);
   if (min_aperture == 0 || min_aperture > MAX_SIZE)
     return ap_error_set(err, AP_EINVAL, "min_aperture is %u, must be in [1, %u]",
                         min_aperture, MAX_SIZE);

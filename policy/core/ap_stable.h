@@ -91,6 +91,16 @@ extern "C" {
 #define AP_STABLE_TOLERANCE 1e-3
 /* Upper bound on scaling rounds (each is O(sessions)). */
 #define AP_STABLE_MAX_ROUNDS 500u
+/* Most clients a plan is built for. A build's peak memory is about 1 KiB
+ * per client (the client ring of AP_STABLE_POINTS 16-byte points and its
+ * sort buffer) plus about 24 bytes per session (C x min(A, N) walks and
+ * 1.5 N covers, held twice while the plan is mapped back to the caller's
+ * order) plus about 100 bytes per endpoint: measured peaks (min_aperture
+ * 12) are 201 MiB at 1,000 x 200,000, 204 MiB at 100,000 x 200,000,
+ * 235 MiB at 1,000,000 x 200,000, and 250 MiB at 1,000 x 250,000, so this
+ * bound keeps a plan within 256 MiB; 1,000,000 clients would need about
+ * 1 GiB (docs/modes.md). */
+#define AP_STABLE_MAX_CLIENTS 200000u
 
 typedef struct ap_stable_plan ap_stable_plan;
 
@@ -99,7 +109,7 @@ typedef struct ap_stable_plan ap_stable_plan;
  *   weights        n finite weights > 0, or NULL for equal weights;
  *   client_keys    c distinct keys;
  *   min_aperture   in [1, 1000000].
- * n in [1, 1000000], c in [1, 1000000] (AP_ERANGE). Keys are opaque: use a
+ * n in [1, 1000000], c in [1, AP_STABLE_MAX_CLIENTS] (AP_ERANGE). Keys are opaque: use a
  * hash of an endpoint's address and of a client's identity (ap_hash_str),
  * or ap_stable_ordinal_key() for ordinals. On success *out owns a new plan
  * (free with ap_stable_plan_destroy()). */

@@ -359,6 +359,14 @@ TEST(StablePlan, ReportsBadInputByName) {
          ap_stable_plan_create(ek.data(), nullptr, 0, ck.data(), 2, 12, &p, &err));
   expect(AP_ERANGE, "clients",
          ap_stable_plan_create(ek.data(), nullptr, 4, ck.data(), 0, 12, &p, &err));
+  {
+    // More clients than a plan is built for (AP_STABLE_MAX_CLIENTS: about
+    // 1 KiB each at a build's peak) is refused before any allocation.
+    const auto many = Keys(0, AP_STABLE_MAX_CLIENTS + 1);
+    expect(AP_ERANGE, "clients is 200001, must be in [1, 200000]",
+           ap_stable_plan_create(ek.data(), nullptr, 4, many.data(), many.size(), 12,
+                                 &p, &err));
+  }
   expect(AP_EINVAL, "min_aperture",
          ap_stable_plan_create(ek.data(), nullptr, 4, ck.data(), 2, 0, &p, &err));
   const double bad[] = {1, 1, NAN, 1};
