@@ -4,7 +4,7 @@
  * clients' summaries, and prints a report (table, or JSON with --json)
  * plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
@@ -29,7 +29,10 @@
  * (fleet_peers.h) lets clients find each other; soak (fleet_soak.h) is a
  * bounded run with kills, flaps, a status loop and a sticky-key flood;
  * --duration-s sets its length (default 300 s) and --rss-bound-kib its
- * memory bound; it is not part of `all`.
+ * memory bound; it is not part of `all`. unequal (fleet_unequal.h) runs
+ * ten servers of unequal capacity (CPU work per call, ORCA trailers) for
+ * round_robin and each aperture pickMetric, with the fleet report's
+ * runs[] rows plus pick_metric and the servers' utilization; not in `all`.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -66,6 +69,7 @@
 #include "interop/fleet/fleet_summary.h"
 #include "interop/fleet/fleet_throughput.h"
 #include "interop/fleet/fleet_timeline.h"
+#include "interop/fleet/fleet_unequal.h"
 #include "interop/fleet/fleet_xds.h"
 
 #define MAX_RUNS 64
@@ -160,6 +164,8 @@ static const fleet_scenario kScenarios[] = {
      io_fleet_affinity_write_json, io_fleet_affinity_write_table, 1, 0},
     {"soak", io_fleet_soak_scenario, NULL, NULL, io_fleet_soak_write_json,
      io_fleet_soak_write_table, 1, 0},
+    {"unequal", io_fleet_unequal_scenario, NULL, io_fleet_unequal_check, report_json,
+     io_fleet_unequal_write_table, 0, 0},
     {"all", run_all, NULL, NULL, report_json, report_table, 0, 0},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
@@ -273,6 +279,8 @@ static void usage(void) {
           "deploy: every server replaced in turn at a new address (--servers 8, --clients 4, --min-aperture 3, --rate 50); modes " FLEET_DEPLOY_DEFAULT_MODES "\n"
           "affinity: per-key owners for --affinity " FLEET_AFFINITY_DEFAULT_KINDS " (--servers, --clients, --min-aperture, --rate)\n"
           "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
+          "unequal: 10 servers, capacities 1 x8, 0.5, 0.25; round_robin and each pickMetric of the\n"
+          "         aperture modes (default " FLEET_UNEQUAL_DEFAULT_MODES "); [--duration-s S] per run (default 20)\n"
           "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
 }
 

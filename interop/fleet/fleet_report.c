@@ -298,6 +298,10 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     ap_json_write_string(f, r->scenario);
     fprintf(f, ",\"mode\":");
     ap_json_write_string(f, r->mode);
+    if (r->pick_metric[0] != '\0') {
+      fprintf(f, ",\"pick_metric\":");
+      ap_json_write_string(f, r->pick_metric);
+    }
     fprintf(f, ",\"complete\":%s,\"error\":", r->complete ? "true" : "false");
     ap_json_write_string(f, r->error);
     fprintf(f, ",\"duration_s\":%.2f,\"ok\":%ld,\"failed\":%ld,\"failed_on_disturbed\":%ld",
@@ -312,6 +316,15 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     fprintf(f, "},\"qps\":%.1f,\"latency_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu},", r->qps,
             (unsigned long long)r->p50_us, (unsigned long long)r->p99_us,
             (unsigned long long)r->p999_us);
+    fprintf(f, "\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f,", r->p50_us / 1000.0,
+            r->p99_us / 1000.0, r->p999_us / 1000.0);
+    if (r->util_measured) {
+      fprintf(f, "\"share_over_capacity_max\":%.4f,", r->share_over_capacity_max);
+      fprintf(f, "\"util_max_mean\":%.4f,\"util\":{\"mean\":%.4f,\"max\":%.4f,\"min\":%.4f,"
+              "\"max_mean\":%.4f,\"cv\":%.4f},",
+              r->util.max_mean, r->util.mean, r->util.max, r->util.min, r->util.max_mean,
+              r->util.cv);
+    }
     spread_json(f, "calls", &r->calls);
     fprintf(f, ",\"fair_max_mean\":%.4f,", r->fair_max_mean);
     spread_json(f, "connections", &r->connections);
@@ -326,15 +339,26 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
             r->grace_ms, r->sessions_changed, r->sessions_before, r->bounce_measured,
             r->restarted_calls);
     fprintf(f, ",\"servers\":[");
+    double total_calls = 0, total_capacity = 0;
+    for (int s = 0; s < r->n_servers; s++) {
+      total_calls += (double)r->servers[s].calls;
+      total_capacity += r->servers[s].capacity;
+    }
     for (int s = 0; s < r->n_servers; s++) {
       const fleet_server_result *sv = &r->servers[s];
       fprintf(f, "%s{\"name\":", s ? "," : "");
       ap_json_write_string(f, sv->name);
       fprintf(f,
               ",\"calls\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld,\"slow\":%d,"
-              "\"killed\":%d,\"removed\":%d,\"added\":%d}",
+              "\"killed\":%d,\"removed\":%d,\"added\":%d",
               sv->calls, sv->connections_peak, sv->connections_opened, sv->slow, sv->killed,
               sv->removed, sv->added);
+      if (r->util_measured) {
+        fprintf(f, ",\"capacity\":%g,\"utilization\":%.4f,\"calls_share\":%.4f,\"capacity_share\":%.4f",
+                sv->capacity, sv->utilization, total_calls > 0 ? (double)sv->calls / total_calls : 0,
+                total_capacity > 0 ? sv->capacity / total_capacity : 0);
+      }
+      fputc('}', f);
     }
     fprintf(f, "],\"services\":[");
     for (int s = 0; s < r->n_services; s++) {

@@ -22,6 +22,9 @@ typedef struct fleet_server_result {
   int killed;             /* 1: killed and restarted (kill scenario) */
   int removed;            /* 1: stopped mid-run (churn) */
   int added;              /* 1: started mid-run (churn) */
+  double capacity;        /* unequal: the server's --capacity; 0: not set */
+  double utilization;     /* unequal: its work CPU time over the run's traffic
+                             time x its CPU quota (its own measure) */
 } fleet_server_result;
 
 typedef struct fleet_service_result {
@@ -75,6 +78,12 @@ typedef struct fleet_run {
   long sessions_changed, sessions_before;
   int bounce_measured;      /* 1: the figures above were taken */
   long restarted_calls;     /* restart: calls the restarted s1 answered */
+  char pick_metric[16];     /* unequal: aperture's pickMetric, "none" for
+                               gRPC's policies; "" in other scenarios */
+  int util_measured;        /* 1: the servers' utilization is in (unequal) */
+  fleet_spread util;        /* per-server utilization when util_measured */
+  double share_over_capacity_max; /* unequal: the largest (server's share of the
+                                     calls / its share of the capacity) */
   int complete;             /* 0: the run failed (see error) */
   char error[160];
 } fleet_run;

@@ -176,7 +176,7 @@ static int start_servers(fleet_timeline_fleet *f, char *target, size_t target_le
 }
 
 /* The mode's service config: gRPC's fixed one, or aperture's with the
- * scenario's minAperture (and removalGraceMs when set). */
+ * scenario's minAperture (and removalGraceMs and pickMetric when set). */
 static void service_config(const fleet_timeline_fleet *f, char *out, size_t len) {
   if (f->mode->config) {
     snprintf(out, len, "%s", f->mode->config);
@@ -184,9 +184,13 @@ static void service_config(const fleet_timeline_fleet *f, char *out, size_t len)
   }
   char grace[48] = "";
   if (f->sc->grace_ms > 0) snprintf(grace, sizeof(grace), ",\"removalGraceMs\":%ld", f->sc->grace_ms);
+  char metric[48] = "";
+  if (f->sc->pick_metric != NULL) {
+    snprintf(metric, sizeof(metric), ",\"pickMetric\":\"%.24s\"", f->sc->pick_metric);
+  }
   snprintf(out, len,
-           "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld%s}}]}",
-           f->mode->name, f->sc->min_aperture, grace);
+           "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld%s%s}}]}",
+           f->mode->name, f->sc->min_aperture, grace, metric);
 }
 
 static int start_clients(fleet_timeline_fleet *f, const char *target, run_clients *cl) {
@@ -403,7 +407,8 @@ int io_fleet_timeline_run_mode(const fleet_timeline *base, const fleet_args *a,
     snprintf(r->error, sizeof(r->error), "too many servers");
     return -1;
   }
-  snprintf(f.dir, sizeof(f.dir), "%s/%s-%s", a->out_dir, sc.name, m->name);
+  snprintf(f.dir, sizeof(f.dir), "%s/%s-%s%s%.24s", a->out_dir, sc.name, m->name,
+           sc.pick_metric ? "-" : "", sc.pick_metric ? sc.pick_metric : "");
   mkdir(f.dir, 0755);
   const fleet_timeline_hooks *h = sc.hooks;
   if (h != NULL && h->state_size > 0 && (f.state = calloc(1, h->state_size)) == NULL) {

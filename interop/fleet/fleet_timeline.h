@@ -25,7 +25,7 @@ extern "C" {
 
 #define FLEET_TIMELINE_MAX_CLIENTS 64 /* over all services */
 #define FLEET_TIMELINE_MAX_SLOTS (FLEET_MAX_SERVERS + 1)
-#define FLEET_TIMELINE_MAX_ARGS 4     /* extra arguments per server */
+#define FLEET_TIMELINE_MAX_ARGS 8     /* extra arguments per server */
 
 typedef struct fleet_timeline_fleet fleet_timeline_fleet;
 
@@ -62,6 +62,7 @@ typedef struct fleet_timeline {
   const char *default_modes; /* comma separated; filtered by availability */
   long min_aperture;         /* aperture's minAperture (12 = the library default) */
   long grace_ms;             /* aperture's removalGraceMs (0: not set) */
+  const char *pick_metric;   /* aperture's pickMetric (NULL: not set) */
   /* 1: the servers have addresses of their own on one port (fleet_net.h)
    * and the clients find them through the fleet's DNS (fleet_dns.h), so
    * that membership changes reach them as real resolver updates; 0: a

@@ -3,7 +3,8 @@
  *
  *   server [--port P] [--host 127.0.0.1] [--server-id ID] [--hostname NAME]
  *          [--extra-latency-ms N] [--threads T] [--stats-file PATH]
- *          [--stats-interval-ms N]
+ *          [--stats-interval-ms N] [--capacity F] [--work-us W] [--cpu-quota Q]
+ *          [--orca | --no-orca]
  *
  * Prints `listening HOST:PORT` on stdout once serving (port 0 = ephemeral).
  * Every answer carries a `hostname` initial metadata entry. The
@@ -13,7 +14,17 @@
  *
  * Figures (calls per method, failures, connections from channelz) go as one
  * JSON object to --stats-file: rewritten atomically every
- * --stats-interval-ms while running and once more at exit. SIGTERM/SIGINT
+ * --stats-interval-ms while running and once more at exit.
+ *
+ * Load (server_load.h): with --capacity F or --work-us W every TestService
+ * call does W/F microseconds of real CPU work (a calibrated hash loop; W
+ * is 1000 when only --capacity is given, F is 1 when only --work-us is),
+ * on the worker thread, or, with --cpu-quota Q, on a virtual CPU of Q
+ * cores shared by the workers. Without either flag there is no work. The
+ * trailer `endpoint-load-metrics-bin` (ORCA, on every TestService answer;
+ * --orca/--no-orca; default on when there is work) carries
+ * cpu_utilization: the work CPU time of the last second over (one second x
+ * the threads, or Q), clamped to [0, 1]. SIGTERM/SIGINT
  * shut the server down gracefully (GOAWAY; calls in flight get
  * --shutdown-grace-ms to finish) and it exits with status 0.
  */
@@ -42,6 +53,7 @@
 #include "interop/common/json_write.h"
 #include "interop/common/pb_buf.h"
 #include "interop/testing/rpc_behavior.h"
+#include "interop/testing/server_load.h"
 
 #define MAX_THREADS 16
 #define MAX_DELAYED_PER_WORKER 65536
@@ -67,6 +79,10 @@ typedef struct options {
   long stats_interval_ms;
   long shutdown_grace_ms;
   long max_connection_age_ms; /* 0: connections live forever */
+  double capacity;  /* 0: not given (1) */
+  double work_us;   /* -1: not given (1000 with --capacity, else 0) */
+  double cpu_quota; /* cores; 0: none */
+  int orca, no_orca;
 } options;
 
 typedef struct server_state {
@@ -82,6 +98,12 @@ typedef struct server_state {
   atomic_long calls_by_code[17]; /* answers by status code */
   atomic_long delayed_rejected;
   channelz_tracker *conns;
+  /* load (server_load.h) */
+  double capacity, work_us;  /* as in effect */
+  uint64_t work_iterations;  /* per call; 0: no work */
+  int64_t work_cost_ns;      /* the work's expected CPU time */
+  int orca;                  /* 1: send the ORCA trailer */
+  server_load load;
 } server_state;
 
 typedef struct worker {
@@ -108,6 +130,10 @@ typedef struct call_slot {
   grpc_status_code code;
   grpc_slice details;
   grpc_metadata initial_md[1];
+  grpc_metadata trailing_md[1];
+  int has_trailer;
+  int work_pending;    /* 1: queued for the virtual CPU; its work is still to run */
+  int64_t answer_due;  /* when work_pending: when the answer may leave */
   int cancelled;
 } call_slot;
 
@@ -136,6 +162,7 @@ static void free_slot(call_slot *s) {
   if (s->request) grpc_byte_buffer_destroy(s->request);
   if (s->response) grpc_byte_buffer_destroy(s->response);
   grpc_slice_unref(s->details);
+  if (s->has_trailer) grpc_slice_unref(s->trailing_md[0].value);
   free(s);
 }
 
@@ -249,6 +276,16 @@ static void send_answer(call_slot *s) {
   ops[n].data.send_status_from_server.status = s->code;
   ops[n].data.send_status_from_server.status_details = &s->details;
   ops[n].data.send_status_from_server.trailing_metadata_count = 0;
+  if (st->orca && s->method != M_HEALTH) {
+    uint8_t report[ORCA_CPU_REPORT_LEN];
+    size_t len = io_orca_cpu_report(
+        io_server_load_utilization(&st->load, io_delay_queue_now_ns()), report);
+    s->trailing_md[0].key = grpc_slice_from_static_string(ORCA_TRAILER_KEY);
+    s->trailing_md[0].value = grpc_slice_from_copied_buffer((const char *)report, len);
+    s->has_trailer = 1;
+    ops[n].data.send_status_from_server.trailing_metadata_count = 1;
+    ops[n].data.send_status_from_server.trailing_metadata = s->trailing_md;
+  }
   n++;
   ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
   ops[n].data.recv_close_on_server.cancelled = &s->cancelled;
@@ -260,6 +297,48 @@ static void send_answer(call_slot *s) {
     fprintf(stderr, "server: start_batch failed: %d\n", e);
     free_slot(s);
   }
+}
+
+/* Runs a call's CPU work now and counts it in the load window. */
+static void do_work(call_slot *s) {
+  server_state *st = s->w->st;
+  int64_t cpu = io_server_work_run(st->work_iterations);
+  io_server_load_add(&st->load, io_delay_queue_now_ns(), cpu);
+}
+
+/* Answers s RESOURCE_EXHAUSTED: its worker's delay queue is full, or the
+ * virtual CPU is more than a minute behind. */
+static void answer_full(call_slot *s) {
+  server_state *st = s->w->st;
+  atomic_fetch_add(&st->delayed_rejected, 1);
+  if (s->response) grpc_byte_buffer_destroy(s->response);
+  s->response = NULL;
+  grpc_slice_unref(s->details);
+  s->code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+  s->details = grpc_slice_from_static_string("too many delayed calls");
+  send_answer(s);
+}
+
+/* Holds s until due_ns, or answers it now when that time has passed (or
+ * RESOURCE_EXHAUSTED when the queue is full). */
+static void answer_at(call_slot *s, int64_t due_ns) {
+  server_state *st = s->w->st;
+  if (due_ns > io_delay_queue_now_ns() && !atomic_load(&st->flush_delayed)) {
+    if (io_delay_queue_push(s->w->delayed, due_ns, s) != 0) answer_full(s);
+    return;
+  }
+  send_answer(s);
+}
+
+/* A held call's time came: run its queued work, or answer it. */
+static void on_due(call_slot *s) {
+  if (!s->work_pending) {
+    send_answer(s);
+    return;
+  }
+  s->work_pending = 0;
+  do_work(s);
+  answer_at(s, s->answer_due);
 }
 
 static void handle_new_call(call_slot *s) {
@@ -278,15 +357,31 @@ static void handle_new_call(call_slot *s) {
   }
   build_answer(s, &b);
   long delay_ms = b.sleep_ms + (s->method == M_HEALTH ? 0 : st->opt.extra_latency_ms);
-  if (delay_ms > 0 && !atomic_load(&st->flush_delayed)) {
-    int64_t due = io_delay_queue_now_ns() + (int64_t)delay_ms * 1000000LL;
-    if (io_delay_queue_push(w->delayed, due, s) == 0) return;
-    atomic_fetch_add(&st->delayed_rejected, 1);
-    if (s->response) grpc_byte_buffer_destroy(s->response);
-    s->response = NULL;
-    grpc_slice_unref(s->details);
-    s->code = GRPC_STATUS_RESOURCE_EXHAUSTED;
-    s->details = grpc_slice_from_static_string("too many delayed calls");
+  int64_t delay_ns = (int64_t)delay_ms * 1000000LL;
+  int64_t now = io_delay_queue_now_ns();
+  int64_t ready = now;
+  if (st->work_iterations > 0 && s->method != M_HEALTH && !atomic_load(&st->flush_delayed)) {
+    int64_t start;
+    ready = io_server_load_reserve(&st->load, now, st->work_cost_ns,
+                                   RPC_BEHAVIOR_MAX_SLEEP_MS * 1000000LL, &start);
+    if (ready < 0) { /* a minute behind: refuse rather than queue without end */
+      answer_full(s);
+      return;
+    }
+    if (start > now) { /* the virtual CPU is busy: the work waits its turn */
+      s->work_pending = 1;
+      s->answer_due = ready + delay_ns;
+      if (io_delay_queue_push(w->delayed, start, s) == 0) return;
+      s->work_pending = 0;
+      answer_full(s);
+      return;
+    }
+    do_work(s);
+    if (st->load.quota <= 0) ready = io_delay_queue_now_ns();
+  }
+  if (delay_ms > 0 || ready > now) {
+    answer_at(s, ready + delay_ns);
+    return;
   }
   send_answer(s);
 }
@@ -298,7 +393,7 @@ static void *worker_main(void *arg) {
   for (;;) {
     int64_t now = io_delay_queue_now_ns();
     call_slot *due;
-    while ((due = io_delay_queue_pop_due(w->delayed, now)) != NULL) send_answer(due);
+    while ((due = io_delay_queue_pop_due(w->delayed, now)) != NULL) on_due(due);
     if (atomic_load(&st->flush_delayed)) {
       while ((due = io_delay_queue_pop_any(w->delayed)) != NULL) send_answer(due);
     }
@@ -348,6 +443,12 @@ static void write_stats(FILE *f, void *arg) {
     first = 0;
   }
   fprintf(f, "},\"delayed_rejected\":%ld", atomic_load(&st->delayed_rejected));
+  long work_calls = 0;
+  int64_t work_ns = io_server_load_total_ns(&st->load, &work_calls);
+  fprintf(f, ",\"capacity\":%g,\"work_us\":%g,\"cpu_quota\":%g,\"orca\":%d", st->capacity,
+          st->work_us, st->opt.cpu_quota, st->orca);
+  fprintf(f, ",\"work_calls\":%ld,\"work_cpu_ns\":%lld,\"cpu_utilization\":%.4f", work_calls,
+          (long long)work_ns, io_server_load_utilization(&st->load, io_delay_queue_now_ns()));
   fprintf(f, ",\"connections_current\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld}\n",
           io_channelz_tracker_current(st->conns), io_channelz_tracker_peak(st->conns),
           io_channelz_tracker_opened(st->conns));
@@ -365,7 +466,20 @@ static void usage(void) {
           "usage: server [--port P] [--host ADDR] [--server-id ID] [--hostname NAME]\n"
           "              [--extra-latency-ms N] [--threads T] [--stats-file PATH]\n"
           "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n"
-          "              [--max-connection-age-ms N]\n");
+          "              [--max-connection-age-ms N] [--capacity F] [--work-us W]\n"
+          "              [--cpu-quota Q] [--orca | --no-orca]\n"
+          "--capacity F   (0.01..100, default 1) each TestService call does W/F us of CPU work\n"
+          "--work-us W    (0..100000) the work at capacity 1; default 1000 with --capacity,\n"
+          "               else 0 (no work). The work is a hash loop calibrated at start-up\n"
+          "               against the thread CPU clock; one call's work is at most 1 s.\n"
+          "--cpu-quota Q  (cores, 0.001..64; default none) the work runs on a virtual CPU of\n"
+          "               Q cores shared by the workers, like a container CPU limit: calls\n"
+          "               wait their turn, so the server saturates at Q*F*1e6/W calls/s\n"
+          "--orca         send trailer endpoint-load-metrics-bin (xds.data.orca.v3.\n"
+          "               OrcaLoadReport, field 1 cpu_utilization) on every TestService\n"
+          "               answer; default on when there is work; --no-orca: never.\n"
+          "               cpu_utilization = work CPU time (thread CPU clock) of the last\n"
+          "               1 s / (1 s x Q, or x --threads without a quota), clamped to [0,1]\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -378,6 +492,11 @@ static int parse_options(int argc, char **argv, options *o) {
   o->stats_file = NULL;
   o->stats_interval_ms = 200;
   o->shutdown_grace_ms = 2000;
+  o->capacity = 0;
+  o->work_us = -1;
+  o->cpu_quota = 0;
+  o->orca = 0;
+  o->no_orca = 0;
   const flag_spec specs[] = {
       {"port", FLAG_LONG, &o->port, 0, 65535},
       {"extra-latency-ms", FLAG_LONG, &o->extra_latency_ms, 0, RPC_BEHAVIOR_MAX_SLEEP_MS},
@@ -385,6 +504,9 @@ static int parse_options(int argc, char **argv, options *o) {
       {"stats-interval-ms", FLAG_LONG, &o->stats_interval_ms, 10, 60000},
       {"shutdown-grace-ms", FLAG_LONG, &o->shutdown_grace_ms, 0, 60000},
       {"max-connection-age-ms", FLAG_LONG, &o->max_connection_age_ms, 100, 86400000},
+      {"capacity", FLAG_DOUBLE, &o->capacity, 0.01, 100},
+      {"work-us", FLAG_DOUBLE, &o->work_us, 0, 100000},
+      {"cpu-quota", FLAG_DOUBLE, &o->cpu_quota, 0.001, 64},
       {"host", FLAG_STRING, &o->host, 0, 0},
       {"server-id", FLAG_STRING, &o->server_id, 0, 0},
       {"hostname", FLAG_STRING, &o->hostname, 0, 0},
@@ -400,8 +522,20 @@ static int parse_options(int argc, char **argv, options *o) {
       usage();
       exit(0);
     }
+    if (strcmp(argv[i], "--orca") == 0) {
+      o->orca = 1;
+      continue;
+    }
+    if (strcmp(argv[i], "--no-orca") == 0) {
+      o->no_orca = 1;
+      continue;
+    }
     fprintf(stderr, "server: unknown argument '%s'\n", argv[i]);
     usage();
+    return -1;
+  }
+  if (o->orca && o->no_orca) {
+    fprintf(stderr, "flag --orca: cannot be given with --no-orca\n");
     return -1;
   }
   return 0;
@@ -422,6 +556,18 @@ int main(int argc, char **argv) {
 
   grpc_init();
   st.conns = io_channelz_tracker_create();
+  /* The work per call: calibrated before anything is served. */
+  st.capacity = st.opt.capacity > 0 ? st.opt.capacity : 1;
+  st.work_us = st.opt.work_us >= 0 ? st.opt.work_us : (st.opt.capacity > 0 ? 1000 : 0);
+  if (st.work_us > 0) {
+    double per_us = io_server_work_calibrate();
+    st.work_iterations = io_server_work_iterations(st.work_us, st.capacity, per_us);
+    st.work_cost_ns = (int64_t)((double)st.work_iterations / per_us * 1000.0);
+    fprintf(stderr, "server: work %.0f us at capacity %g: %llu iterations (%.1f per us)\n",
+            st.work_us, st.capacity, (unsigned long long)st.work_iterations, per_us);
+  }
+  st.orca = st.opt.no_orca ? 0 : (st.opt.orca || st.work_iterations > 0);
+  io_server_load_init(&st.load, (int)st.opt.threads, st.opt.cpu_quota, io_delay_queue_now_ns());
   /* --max-connection-age-ms: the server closes each connection gracefully
    * (GOAWAY, calls in flight finish) after that age, so clients reconnect
    * and re-resolve periodically; fleets use it to drain a server that was
@@ -520,6 +666,7 @@ int main(int argc, char **argv) {
   grpc_completion_queue_destroy(shutdown_cq);
   save_stats(&st);
   io_channelz_tracker_destroy(st.conns);
+  io_server_load_destroy(&st.load);
   grpc_shutdown();
   return 0;
 }

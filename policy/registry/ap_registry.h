@@ -79,6 +79,9 @@ typedef struct ap_endpoint_state {
   uint64_t failures;        /* picked calls that ended in a non-OK status */
   int draining;             /* 1 while in its removal grace: gone from the
                                resolver, kept in the ring, never picked */
+  int health;               /* an ap_health_state (ap_health.h): 0 ok,
+                               1 ejected, 2 probation, 3 stuck */
+  uint64_t ejections;       /* times ejected after a failure run */
 } ap_endpoint_state;
 
 typedef struct ap_ring_state {

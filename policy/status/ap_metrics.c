@@ -7,6 +7,7 @@
 #include "policy/status/ap_metrics.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef const Aperture__V1__RingState ring_t;
 typedef const Aperture__V1__EndpointState endpoint_t;
@@ -64,6 +65,10 @@ static double e_in_aperture(endpoint_t *e) { return e->in_aperture ? 1 : 0; }
 static double e_widened(endpoint_t *e) { return e->widened ? 1 : 0; }
 static double e_draining(endpoint_t *e) { return e->draining ? 1 : 0; }
 static double e_pick_weight(endpoint_t *e) { return e->pick_weight; }
+static double e_ejections(endpoint_t *e) { return (double)e->ejections; }
+static double e_healthy(endpoint_t *e) {
+  return e->health == NULL || e->health[0] == 0 || strcmp(e->health, "ok") == 0 ? 1 : 0;
+}
 static double e_ready(endpoint_t *e) {
   return e->connectivity == APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY ? 1 : 0;
 }
@@ -77,6 +82,8 @@ static const endpoint_family kEndpoint[] = {
     {"aperture_endpoint_draining", "gauge", "1 when it was removed and still drains.", e_draining},
     {"aperture_endpoint_pick_weight", "gauge", "Its weight in the pick (share of the window it covers).", e_pick_weight},
     {"aperture_endpoint_ready", "gauge", "1 when its subchannel is READY.", e_ready},
+    {"aperture_endpoint_ejections", "counter", "Times it was ejected after a run of failed calls.", e_ejections},
+    {"aperture_endpoint_healthy", "gauge", "1 unless ejected, on probation or stuck (status health).", e_healthy},
 };
 
 /* A label value with \, " and newline escaped. */

@@ -17,6 +17,7 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
+#include "policy/core/ap_health.h"
 #include "policy/registry/ap_registry.h"
 
 static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {
@@ -148,6 +149,8 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
     m->outstanding = e->outstanding;
     m->picks = e->picks;
     m->failures = e->failures;
+    m->health = (char *)ap_health_state_name((ap_health_state)e->health);
+    m->ejections = e->ejections;
     rs->endpoint_ptrs[i] = m;
   }
 }

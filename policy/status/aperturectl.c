@@ -129,10 +129,12 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
       printf(",\"pick_weight\":");
       json_double(e->pick_weight);
       printf(",\"in_aperture\":%s,\"widened\":%s,\"draining\":%s,\"connectivity\":\"%s\","
-             "\"outstanding\":%llu,\"picks\":%llu,\"failures\":%llu}",
+             "\"outstanding\":%llu,\"picks\":%llu,\"failures\":%llu,\"health\":",
              e->in_aperture ? "true" : "false", e->widened ? "true" : "false",
              e->draining ? "true" : "false", conn_name(e->connectivity), (unsigned long long)e->outstanding,
              (unsigned long long)e->picks, (unsigned long long)e->failures);
+      json_string(e->health != NULL && e->health[0] ? e->health : "ok");
+      printf(",\"ejections\":%llu}", (unsigned long long)e->ejections);
     }
     printf("]}");
   }
@@ -197,17 +199,18 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     if (g->truncated)
       printf("  truncated: more from --start %u\n", g->next_start_index);
     if (g->n_endpoints == 0) continue;
-    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s %6s %10s %8s\n", "INDEX", "ADDRESS", "WEIGHT",
-           "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS");
+    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s %6s %10s %8s %s\n", "INDEX", "ADDRESS",
+           "WEIGHT", "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS", "HEALTH");
     for (size_t k = 0; k < g->n_endpoints; k++) {
       const Aperture__V1__EndpointState *e = g->endpoints[k];
       const char *ap = e->draining ? "d" : e->widened ? "w" : e->in_aperture ? "*" : "";
       char address[1024];
       ap_escape_for_terminal(e->address, address, sizeof address);
-      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu\n", e->ring_index,
-             address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
+      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu %s\n",
+             e->ring_index, address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
              conn_name(e->connectivity), (unsigned long long)e->outstanding,
-             (unsigned long long)e->picks, (unsigned long long)e->failures);
+             (unsigned long long)e->picks, (unsigned long long)e->failures,
+             e->health != NULL && e->health[0] ? e->health : "ok");
     }
   }
   printf("\nAP: * in the aperture, w added by widening, d draining (removal grace)\n");

@@ -186,6 +186,27 @@ TEST(ApertureConfig, BadFieldsAreNamed) {
   EXPECT_NE(std::string(s.message()).find("field:choiceCount"), std::string::npos);
 }
 
+// The gray-failure fields: defaults, values read back, ranges named.
+TEST(ApertureConfig, HealthFieldsParseAndAreNamed) {
+  auto d = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse("{}"));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->health.eject_after_failures, 5u);
+  EXPECT_EQ(d->health.ejection_ms, 1000u);
+  EXPECT_EQ(d->health.stuck_call_ms, 1000u);
+  auto s = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse(
+      "{\"ejectAfterFailures\":0,\"ejectionMs\":250,\"stuckCallMs\":0}"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->health.eject_after_failures, 0u);
+  EXPECT_EQ(s->health.ejection_ms, 250u);
+  EXPECT_EQ(s->health.stuck_call_ms, 0u);
+  ExpectFieldError("{\"ejectAfterFailures\":-1}", "ejectAfterFailures");
+  ExpectFieldError("{\"ejectAfterFailures\":1000001}", "ejectAfterFailures");
+  ExpectFieldError("{\"ejectionMs\":0}", "ejectionMs");
+  ExpectFieldError("{\"ejectionMs\":\"1s\"}", "ejectionMs");
+  ExpectFieldError("{\"stuckCallMs\":86400001}", "stuckCallMs");
+  ExpectFieldError("{\"stuckCallMs\":1.5}", "stuckCallMs");
+}
+
 // A bad config from the resolver fails the channel's calls with the field
 // in the status.
 // Values the core would refuse later (and make the channel drop every

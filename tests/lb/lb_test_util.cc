@@ -17,6 +17,7 @@
 #include <grpc/support/alloc.h>
 #include <grpcpp/alarm.h>
 
+#include "policy/core/ap_health.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/parse_address.h"
 #include "src/core/lib/config/core_configuration.h"
@@ -37,43 +38,60 @@ class Backend::Service : public grpc::CallbackGenericService {
 
   grpc::ServerGenericBidiReactor* CreateReactor(
       grpc::GenericCallbackServerContext*) override {
-    return new Reactor(calls_, delay_ms_, address_);
+    return new Reactor(this);
+  }
+
+  // While frozen, calls are read and held unanswered (their connection
+  // stays up, as with a hung process); thawing answers every held call.
+  void SetFrozen(bool frozen) {
+    std::vector<Reactor*> release;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      frozen_ = frozen;
+      if (!frozen) release.swap(held_);
+    }
+    for (Reactor* r : release) r->Reply();
+  }
+  size_t held() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_.size();
   }
 
  private:
   // Reads the request, answers with the backend's address, finishes.
   class Reactor : public grpc::ServerGenericBidiReactor {
    public:
-    Reactor(std::atomic<uint64_t>* calls, int delay_ms,
-            const std::string& address)
-        : calls_(calls), delay_ms_(delay_ms), address_(address) {
-      StartRead(&request_);
-    }
+    explicit Reactor(Service* service) : service_(service) { StartRead(&request_); }
     void OnReadDone(bool ok) override {
       if (!ok) {
         Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request"));
         return;
       }
-      calls_->fetch_add(1);
-      if (delay_ms_ > 0) {
+      service_->calls_->fetch_add(1);
+      {
+        std::lock_guard<std::mutex> lock(service_->mu_);
+        if (service_->frozen_) {
+          service_->held_.push_back(this);
+          return;
+        }
+      }
+      if (service_->delay_ms_ > 0) {
         alarm_.Set(std::chrono::system_clock::now() +
-                       std::chrono::milliseconds(delay_ms_),
+                       std::chrono::milliseconds(service_->delay_ms_),
                    [this](bool) { Reply(); });
       } else {
         Reply();
       }
     }
     void OnDone() override { delete this; }
-
-   private:
     void Reply() {
-      grpc::Slice slice(address_);
+      grpc::Slice slice(service_->address_);
       response_ = grpc::ByteBuffer(&slice, 1);
       StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
     }
-    std::atomic<uint64_t>* calls_;
-    const int delay_ms_;
-    const std::string address_;
+
+   private:
+    Service* const service_;
     grpc::ByteBuffer request_, response_;
     grpc::Alarm alarm_;
   };
@@ -81,6 +99,9 @@ class Backend::Service : public grpc::CallbackGenericService {
   std::atomic<uint64_t>* calls_;
   const int delay_ms_;
   const std::string address_;
+  std::mutex mu_;
+  bool frozen_ = false;
+  std::vector<Reactor*> held_;
 };
 
 namespace {
@@ -137,8 +158,17 @@ bool Backend::Listen(int port) {
   return false;
 }
 
+void Backend::Freeze(bool frozen) {
+  if (service_ != nullptr) service_->SetFrozen(frozen);
+}
+
+size_t Backend::held() const {
+  return service_ != nullptr ? service_->held() : 0;
+}
+
 void Backend::Stop() {
   if (server_ == nullptr) return;
+  service_->SetFrozen(false);  // a held call would stall the shutdown
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server_->Wait();
   server_.reset();
@@ -395,7 +425,9 @@ bool Snapshot(const std::string& filter, StateView* out) {
       out->endpoints.push_back({e.address, e.ring_index, e.intersection,
                                 e.pick_weight, e.in_aperture != 0,
                                 e.widened != 0, e.connectivity, e.outstanding,
-                                e.picks, e.failures, e.draining != 0});
+                                e.picks, e.failures, e.draining != 0,
+                                ap_health_state_name(static_cast<ap_health_state>(e.health)),
+                                e.ejections});
     }
   }
   ap_ring_states_free(states, count);

@@ -46,6 +46,11 @@ class Backend {
   void Stop();
   // Starts again on the same port.
   void Restart();
+  // Frozen: calls are accepted and held unanswered, connections stay up
+  // (a hung process); unfreezing answers the held calls.
+  void Freeze(bool frozen);
+  // Calls held now by a freeze.
+  size_t held() const;
 
  private:
   class Service;
@@ -118,6 +123,8 @@ struct EndpointView {
   int connectivity;
   uint64_t outstanding, picks, failures;
   bool draining;
+  std::string health;  // ap_health_state_name()
+  uint64_t ejections;
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;

@@ -93,7 +93,7 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
   EXPECT_TRUE(Has(r.out, "endpoints 6 (showing 0..5)")) << r.out;
   // Endpoint 1: in the aperture, connecting, 1 outstanding, 101 picks, 1 failure...
   EXPECT_TRUE(Has(r.out, "       1  10.0.1.1:443               1.000    0.5000   0.2500 *   "
-                         "connecting             1        101        1\n"))
+                         "connecting             1        101        1 ok\n"))
       << r.out;
   // ...endpoint 2 draining, endpoint 3 widened and transient_failure,
   // endpoint 5 outside.
@@ -102,6 +102,7 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
       << r.out;
   EXPECT_TRUE(Has(r.out, "10.0.3.1:443               1.000    0.5000   0.2500 w   transient_failure"))
       << r.out;
+  EXPECT_TRUE(Has(r.out, "        0 ejected\n")) << r.out;  // endpoint 3's failures, health
   EXPECT_TRUE(Has(r.out, "10.0.5.1:443               1.000    0.0000   0.0000     none"))
       << r.out;
   EXPECT_FALSE(Has(r.out, "truncated"));

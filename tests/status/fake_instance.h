@@ -107,6 +107,8 @@ class RegisteredInstance {
         e.outstanding = i;
         e.picks = 100 + i;
         e.failures = i % 3;
+        e.health = i == 3 ? 1 : 0;  // endpoint 3 ejected
+        e.ejections = i == 3 ? 2 : 0;
       }
     }
     return AP_OK;

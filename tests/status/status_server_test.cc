@@ -129,6 +129,8 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
     EXPECT_EQ(e->outstanding, i);
     EXPECT_EQ(e->picks, 100 + i);
     EXPECT_EQ(e->failures, i % 3);
+    EXPECT_STREQ(e->health, i == 3 ? "ejected" : "ok");
+    EXPECT_EQ(e->ejections, i == 3 ? 2u : 0u);
   }
 }
 

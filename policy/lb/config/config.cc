@@ -228,6 +228,19 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       s.reresolution_interval_ms = v;
     }
   }
+  if (ReadUint(obj, "ejectAfterFailures", 0, AP_HEALTH_MAX_FAILURES, &v, &present,
+               &errors) &&
+      present) {
+    s.health.eject_after_failures = static_cast<uint32_t>(v);
+  }
+  if (ReadUint(obj, "ejectionMs", 1, AP_HEALTH_MAX_MS, &v, &present, &errors) &&
+      present) {
+    s.health.ejection_ms = static_cast<uint32_t>(v);
+  }
+  if (ReadUint(obj, "stuckCallMs", 0, AP_HEALTH_MAX_MS, &v, &present, &errors) &&
+      present) {
+    s.health.stuck_call_ms = static_cast<uint32_t>(v);
+  }
   ParsePeerConfig(obj, &s.peers,
                     [&errors](absl::string_view field,
                               absl::string_view message) {

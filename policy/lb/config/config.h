@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 
 #include "policy/core/ap_aperture.h"
+#include "policy/core/ap_health.h"
 #include "policy/core/ap_membership.h"
 #include "policy/lb/affinity/affinity_settings.h"
 #include "policy/lb/coordinate/coordinate.h"
@@ -56,6 +57,15 @@ struct ApertureSettings {
   uint64_t reresolution_interval_ms = 0;
   // Peer discovery: peerTarget, peerSelf, peerRefreshMs (peer_settings.h).
   PeerConfig peers;
+  // Gray failures (ap_health.h): ejectAfterFailures, ejectionMs,
+  // stuckCallMs.
+  ap_health_config health = DefaultHealthConfig();
+
+  static ap_health_config DefaultHealthConfig() {
+    ap_health_config c;
+    ap_health_config_init(&c);
+    return c;
+  }
 };
 
 // Validates `json` (the value of the "aperture" key). Unknown fields are

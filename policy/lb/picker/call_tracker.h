@@ -1,5 +1,7 @@
 // Call tracking: counts a call in flight on its endpoint from Start() to
-// Finish(), and its failure. Allocated in the call's arena by the picker.
+// Finish(), and its failure, and tells the endpoint's health (ap_health.h)
+// when a call starts and how it ended. Allocated in the call's arena by the
+// picker.
 #ifndef APERTURE_LB_PICKER_CALL_TRACKER_H
 #define APERTURE_LB_PICKER_CALL_TRACKER_H
 
@@ -17,8 +19,9 @@ namespace aperture_lb {
 class CallTracker
     : public grpc_core::LoadBalancingPolicy::SubchannelCallTrackerInterface {
  public:
-  explicit CallTracker(grpc_core::RefCountedPtr<EndpointCounters> counters)
-      : counters_(std::move(counters)) {}
+  CallTracker(grpc_core::RefCountedPtr<EndpointCounters> counters,
+              const ap_health_config& health)
+      : counters_(std::move(counters)), health_(health) {}
   ~CallTracker() override;
 
   static void operator delete(void*) {}
@@ -26,8 +29,15 @@ class CallTracker
   void Start() override;
   void Finish(FinishArgs args) override;
 
+  // Whether a call's status counts toward ejection: the transport or the
+  // server failing (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED,
+  // INTERNAL, UNKNOWN), not an answer the application gave.
+  static bool CountsAsFailure(const absl::Status& status);
+
  private:
   grpc_core::RefCountedPtr<EndpointCounters> counters_;
+  // A copy: the tracker may outlive the picker and its config.
+  const ap_health_config health_;
   bool started_ = false;
   bool finished_ = false;
 };

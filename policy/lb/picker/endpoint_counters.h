@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "policy/core/ap_health.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 
 namespace aperture_lb {
@@ -20,6 +21,11 @@ class alignas(64) EndpointCounters
   std::atomic<int64_t> outstanding{0};  // calls started and not finished
   std::atomic<uint64_t> picks{0};
   std::atomic<uint64_t> failures{0};    // calls that ended with an error
+  // Gray-failure health (ap_health.h); null only when out of memory, which
+  // every ap_health function takes as "healthy".
+  ap_health* const health = ap_health_create();
+
+  ~EndpointCounters() { ap_health_destroy(health); }
 };
 
 }  // namespace aperture_lb

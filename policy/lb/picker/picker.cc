@@ -15,15 +15,17 @@ using grpc_core::LoadBalancingPolicy;
 
 AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                                uint32_t choice_count,
-                               std::unique_ptr<AffinityRouter> affinity)
+                               std::unique_ptr<AffinityRouter> affinity,
+                               const ap_health_config& health)
     : slots_(std::move(slots)),
       table_(std::move(table)),
       choice_count_(choice_count),
-      affinity_(std::move(affinity)) {}
+      affinity_(std::move(affinity)),
+      health_(health) {}
 
 absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
     std::vector<Slot> slots, uint32_t choice_count,
-    std::unique_ptr<AffinityRouter> affinity) {
+    std::unique_ptr<AffinityRouter> affinity, const ap_health_config& health) {
   std::vector<double> weights;
   weights.reserve(slots.size());
   for (const Slot& slot : slots) weights.push_back(slot.weight);
@@ -35,37 +37,59 @@ absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
         absl::StrCat("aperture: cannot build the pick table: ", err.message));
   }
   return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
-                                          choice_count, std::move(affinity));
+                                          choice_count, std::move(affinity),
+                                          health);
 }
 
 size_t AperturePicker::ChooseBalanced() const {
   ap_rng* rng = ThreadRng();
   size_t best = 0;
   if (slots_.size() > 1) {
+    const int64_t now = ap_health_now_ms();
     // Independent weighted draws (the same slot twice is a pick without a
     // comparison) and the fair comparison: with distinct draws, or with
     // load / weight, partly covered members would get more than their
     // share (see ap_p2c_choose_fair).
     best = ap_pick1(table_.get(), rng);
-    ap_candidate a = Candidate(best);
+    ap_candidate a = Candidate(best, now);
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
-      const ap_candidate cand = Candidate(c);
+      const ap_candidate cand = Candidate(c, now);
       if (ap_p2c_choose_fair(&a, &cand, rng) == 1) {
         best = c;
         a = cand;
       }
     }
+    if (!a.healthy) best = FindUsable(best, now, rng);
   }
   return best;
 }
 
-ap_candidate AperturePicker::Candidate(size_t slot) const {
-  return ap_candidate{
-      static_cast<double>(
-          slots_[slot].counters->outstanding.load(std::memory_order_relaxed)),
-      slots_[slot].weight, 1};
+size_t AperturePicker::FindUsable(size_t fallback, int64_t now_ms,
+                                  ap_rng* rng) const {
+  constexpr int kRedraws = 4;
+  for (int k = 0; k < kRedraws; ++k) {
+    const size_t c = ap_pick1(table_.get(), rng);
+    if (Candidate(c, now_ms).healthy) return c;
+  }
+  const size_t n = slots_.size();
+  const size_t start = ap_pick1(table_.get(), rng);
+  for (size_t k = 1; k < n; ++k) {
+    const size_t c = (start + k) % n;
+    if (Candidate(c, now_ms).healthy) return c;
+  }
+  return fallback;  // nothing usable: still send the call
+}
+
+ap_candidate AperturePicker::Candidate(size_t slot, int64_t now_ms) const {
+  const EndpointCounters& counters = *slots_[slot].counters;
+  const int64_t outstanding =
+      counters.outstanding.load(std::memory_order_relaxed);
+  const ap_health_state state =
+      ap_health_check(counters.health, outstanding, &health_, now_ms);
+  return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight,
+                      ap_health_usable(state, outstanding)};
 }
 
 LoadBalancingPolicy::PickResult AperturePicker::Pick(
@@ -79,7 +103,7 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
   const Slot& slot = slots_[best];
   slot.counters->picks.fetch_add(1, std::memory_order_relaxed);
   void* memory = args.call_state->Alloc(sizeof(CallTracker));
-  auto* tracker = new (memory) CallTracker(slot.counters);
+  auto* tracker = new (memory) CallTracker(slot.counters, health_);
   return LoadBalancingPolicy::PickResult::Complete(
       slot.subchannel,
       std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>(

@@ -1,6 +1,8 @@
 // The aperture picker: an immutable snapshot of the READY members of the
 // aperture. Pick() draws candidates with the core's pick table, keeps the
-// least loaded (P2C, fair to fractional pick weights) and attaches a call
+// least loaded (P2C, fair to fractional pick weights) of those that are not
+// ejected or stuck (ap_health.h: gray failures keep a subchannel READY) and
+// attaches a call
 // tracker allocated from the call's arena (call_tracker.h). A balanced pick
 // takes no lock and allocates nothing; a call that carries a sticky-affinity
 // key takes one short shard lock of the session table (affinity_router.h).
@@ -14,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "policy/core/ap_health.h"
 #include "policy/core/ap_pick.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/core_ptr.h"
@@ -34,26 +37,43 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   };
 
   // `table` has one slot per entry of `slots`, same order. `affinity` (may
-  // be null) routes calls that carry an affinity key.
+  // be null) routes calls that carry an affinity key. `health` says when a
+  // member is ejected or stuck (ap_health.h).
   AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
-                 std::unique_ptr<AffinityRouter> affinity = nullptr);
+                 std::unique_ptr<AffinityRouter> affinity = nullptr,
+                 const ap_health_config& health = DefaultHealth());
 
   // Builds the pick table from the slots' weights; an error names why the
   // table could not be built.
   static absl::StatusOr<std::unique_ptr<AperturePicker>> Create(
       std::vector<Slot> slots, uint32_t choice_count,
-      std::unique_ptr<AffinityRouter> affinity);
+      std::unique_ptr<AffinityRouter> affinity,
+      const ap_health_config& health = DefaultHealth());
+
+  static ap_health_config DefaultHealth() {
+    ap_health_config c;
+    ap_health_config_init(&c);
+    return c;
+  }
 
   grpc_core::LoadBalancingPolicy::PickResult Pick(
       grpc_core::LoadBalancingPolicy::PickArgs args) override;
 
  private:
   // The normal pick: choiceCount independent weighted draws, the least
-  // loaded wins by ap_p2c_choose_fair (P2C).
+  // loaded wins by ap_p2c_choose_fair (P2C), usable members first. When
+  // every draw lands on a member that is ejected or stuck, a few more draws
+  // and then a scan look for a usable one: the draws are independent (fair
+  // to fractional weights), so with A members all of them hit one frozen
+  // member for about 1 call in A^2.
   size_t ChooseBalanced() const;
-  // The slot's outstanding calls and weight, as the core compares them.
-  ap_candidate Candidate(size_t slot) const;
+  // A usable slot other than by the draws: a few more draws, then the first
+  // usable slot from a random start; `fallback` when none is usable.
+  size_t FindUsable(size_t fallback, int64_t now_ms, ap_rng* rng) const;
+  // The slot's outstanding calls, weight and usability at now_ms, as the
+  // core compares them.
+  ap_candidate Candidate(size_t slot, int64_t now_ms) const;
   static size_t ChooseBalancedThunk(void* self) {
     return static_cast<const AperturePicker*>(self)->ChooseBalanced();
   }
@@ -62,6 +82,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   const PickTablePtr table_;
   const uint32_t choice_count_;
   const std::unique_ptr<AffinityRouter> affinity_;
+  const ap_health_config health_;
 };
 
 }  // namespace aperture_lb

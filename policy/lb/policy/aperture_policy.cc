@@ -479,8 +479,10 @@ void AperturePolicy::UpdatePickerLocked() {
   size_t wanted = std::min<size_t>(ring_->min_ready(), not_failed);
   if (!slots.empty() && (ever_ready_ || slots.size() >= wanted)) {
     const size_t ready = slots.size();
-    auto picker = AperturePicker::Create(std::move(slots), choice_count,
-                                         affinity_.MakeRouter(census.affinity));
+    auto picker = AperturePicker::Create(
+        std::move(slots), choice_count, affinity_.MakeRouter(census.affinity),
+        config_ != nullptr ? config_->settings().health
+                           : ApertureSettings::DefaultHealthConfig());
     if (!picker.ok()) {
       EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;

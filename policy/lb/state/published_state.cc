@@ -40,6 +40,7 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   auto state = std::make_shared<PublishedState>();
   state->last_status = *view.last_status;
   state->coordinate_source = view.coordinate->source;
+  if (view.settings != nullptr) state->health = view.settings->health;
   state->sessions = view.sessions;
   state->peer_index = view.coordinate->peer_index;
   state->peer_count =

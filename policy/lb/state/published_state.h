@@ -62,6 +62,8 @@ struct PublishedState {
   std::string peer_target;
   std::string peer_fingerprint;
   uint64_t coordinate_changes = 0;
+  // The health settings, to tell a stuck member from a busy one.
+  ap_health_config health = ApertureSettings::DefaultHealthConfig();
 };
 
 // What the policy knows when it publishes; pointers are borrowed for the

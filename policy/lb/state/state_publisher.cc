@@ -113,6 +113,9 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
       o->outstanding = outstanding > 0 ? static_cast<uint64_t>(outstanding) : 0;
       o->picks = e.counters->picks.load();
       o->failures = e.counters->failures.load();
+      o->health = static_cast<int>(ap_health_check(
+          e.counters->health, outstanding, &s.health, ap_health_now_ms()));
+      o->ejections = ap_health_ejections(e.counters->health);
     }
   }
   return AP_OK;

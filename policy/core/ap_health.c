@@ -1,0 +1,124 @@
+/* ap_health: failure-run ejection with probation, and stuck detection. */
+#define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
+#include "policy/core/ap_health.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct ap_health {
+  _Atomic int64_t progress_ms;      /* last call end, or idle -> busy */
+  _Atomic int64_t ejected_until_ms; /* 0: not ejected */
+  _Atomic uint32_t failure_run;
+  _Atomic uint64_t ejections;
+};
+
+void ap_health_config_init(ap_health_config *config) {
+  if (config == NULL) return;
+  config->eject_after_failures = 5;
+  config->ejection_ms = 1000;
+  config->stuck_call_ms = 1000;
+}
+
+int ap_health_config_validate(const ap_health_config *config, ap_error *err) {
+  if (config == NULL) return ap_error_set(err, AP_EINVAL, "config is NULL");
+  if (config->eject_after_failures > AP_HEALTH_MAX_FAILURES)
+    return ap_error_set(err, AP_EINVAL, "ejectAfterFailures is %u, above %u",
+                        config->eject_after_failures, AP_HEALTH_MAX_FAILURES);
+  if (config->ejection_ms < 1 || config->ejection_ms > AP_HEALTH_MAX_MS)
+    return ap_error_set(err, AP_EINVAL, "ejectionMs is %u, not in [1, %u]",
+                        config->ejection_ms, AP_HEALTH_MAX_MS);
+  if (config->stuck_call_ms > AP_HEALTH_MAX_MS)
+    return ap_error_set(err, AP_EINVAL, "stuckCallMs is %u, above %u",
+                        config->stuck_call_ms, AP_HEALTH_MAX_MS);
+  return AP_OK;
+}
+
+const char *ap_health_state_name(ap_health_state state) {
+  switch (state) {
+    case AP_HEALTH_OK: return "ok";
+    case AP_HEALTH_EJECTED: return "ejected";
+    case AP_HEALTH_PROBATION: return "probation";
+    case AP_HEALTH_STUCK: return "stuck";
+  }
+  return "unknown";
+}
+
+ap_health *ap_health_create(void) {
+  ap_health *h = malloc(sizeof *h);
+  if (h == NULL) return NULL;
+  atomic_init(&h->progress_ms, 0);
+  atomic_init(&h->ejected_until_ms, 0);
+  atomic_init(&h->failure_run, 0);
+  atomic_init(&h->ejections, 0);
+  return h;
+}
+
+void ap_health_destroy(ap_health *health) { free(health); }
+
+void ap_health_on_start(ap_health *health, int64_t outstanding_before, int64_t now_ms) {
+  if (health == NULL || outstanding_before > 0) return;
+  atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
+}
+
+/* Ejects until now + ejection_ms unless a concurrent finish already did
+ * (one ejection per run, counted once). */
+static void eject(ap_health *h, int64_t seen_until, const ap_health_config *c,
+                  int64_t now_ms) {
+  int64_t until = now_ms + (int64_t)c->ejection_ms;
+  if (atomic_compare_exchange_strong_explicit(&h->ejected_until_ms, &seen_until, until,
+                                              memory_order_relaxed, memory_order_relaxed))
+    atomic_fetch_add_explicit(&h->ejections, 1, memory_order_relaxed);
+}
+
+void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *config,
+                         int64_t now_ms) {
+  if (health == NULL || config == NULL) return;
+  atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
+  const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
+  if (!failed) {
+    atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+    if (until != 0) atomic_store_explicit(&health->ejected_until_ms, 0, memory_order_relaxed);
+    return;
+  }
+  const uint32_t run =
+      atomic_fetch_add_explicit(&health->failure_run, 1, memory_order_relaxed) + 1;
+  if (config->eject_after_failures == 0) return;
+  if (until != 0) {
+    /* A failure on probation ejects again; one during the ejection (a call
+     * sent before it) changes nothing. */
+    if (now_ms >= until) eject(health, until, config, now_ms);
+  } else if (run >= config->eject_after_failures) {
+    eject(health, 0, config, now_ms);
+  }
+}
+
+ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
+                                const ap_health_config *config, int64_t now_ms) {
+  if (health == NULL || config == NULL) return AP_HEALTH_OK;
+  const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
+  if (until != 0) return now_ms < until ? AP_HEALTH_EJECTED : AP_HEALTH_PROBATION;
+  if (config->stuck_call_ms > 0 && outstanding > 0) {
+    const int64_t progress = atomic_load_explicit(&health->progress_ms, memory_order_relaxed);
+    if (now_ms - progress > (int64_t)config->stuck_call_ms) return AP_HEALTH_STUCK;
+  }
+  return AP_HEALTH_OK;
+}
+
+int ap_health_usable(ap_health_state state, int64_t outstanding) {
+  return state == AP_HEALTH_OK || (state == AP_HEALTH_PROBATION && outstanding <= 0);
+}
+
+uint64_t ap_health_ejections(const ap_health *health) {
+  return health ? atomic_load_explicit(&health->ejections, memory_order_relaxed) : 0;
+}
+
+uint32_t ap_health_failure_run(const ap_health *health) {
+  return health ? atomic_load_explicit(&health->failure_run, memory_order_relaxed) : 0;
+}
+
+int64_t ap_health_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
