@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for building and testing aperture offline.
-#  1. installs the Debian packages the build needs, when any is missing;
+#  1. installs the Debian packages the build needs, when any is missing
+#     (iproute2 and dnsmasq-base: the fleet's netns network and DNS server);
 #  2. unpacks Debian's source package of the installed libgrpc (for the
 #     internal headers the LB policy shim compiles against) into a cache
 #     outside the tracked tree, and links it as bazel/grpc_src;
@@ -22,6 +23,7 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
   pkg-config ruby-grpc python3-prometheus-client
   libabsl-dev googletest libgtest-dev libbenchmark-dev
+  iproute2 dnsmasq-base
 )
 
 say() { printf 'setup: %s\n' "$*" >&2; }

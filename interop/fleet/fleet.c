@@ -4,11 +4,19 @@
  * clients' summaries, and prints a report (table, or JSON with --json)
  * plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|gray|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
+ *         [--network loopback|netns]
+ *         [--faults f1,f2,...] [--calls N] [--fault-s S]
  *
+ * --network (fleet_net.h): loopback (default), every process in the
+ * runner's namespace; netns (fleet_netns.h, root only), every server and
+ * client a network namespace of its own on a bridge, torn down at exit.
+ * Either way the DNS scenarios' server is dnsmasq (fleet_dnsmasq.h), and
+ * the JSON report starts with the network, the DNS server and its query
+ * count, and the hosts (name and address of every server and client).
  * This file holds the flags, the scenario table (kScenarios, one row per
  * scenario: fleet_scenario.h) and the shared run loop; each scenario lives
  * in its own file. The timeline scenarios (balance, multi-service,
@@ -33,12 +41,18 @@
  * ten servers of unequal capacity (CPU work per call, ORCA trailers) for
  * round_robin and each aperture pickMetric, with the fleet report's
  * runs[] rows plus pick_metric and the servers' utilization; not in `all`.
+ * memory bound; it is not part of `all`. gray (fleet_gray.h) makes one of
+ * four servers fail without closing its connections (--faults: freeze,
+ * link-down, partition, no-answer, slow) for --fault-s and measures, per
+ * fault and mode, failures, latency and how soon the server loses and
+ * regains its traffic (--calls per run); it is not part of `all`.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
  * Exit status: 0 when every run completed, 1 when one failed, 2 on a usage
- * error (a bad flag or value, an unknown scenario or mode), found before
- * any process starts.
+ * error (a bad flag or value, an unknown scenario or mode, --network netns
+ * where it cannot be had: not root, no ip command or namespaces), found
+ * before any process starts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,10 +69,13 @@
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_deploy.h"
+#include "interop/fleet/fleet_dnsmasq.h"
+#include "interop/fleet/fleet_gray.h"
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_multi_service.h"
 #include "interop/fleet/fleet_net.h"
+#include "interop/fleet/fleet_netns.h"
 #include "interop/fleet/fleet_peers.h"
 #include "interop/fleet/fleet_remove.h"
 #include "interop/fleet/fleet_report.h"
@@ -82,10 +99,12 @@ typedef struct runner {
   fleet_args a; /* what the scenarios read */
   int json;
   const char *svg_path;
+  const char *network; /* --network: "loopback" or "netns" */
 } runner;
 
 static void on_signal(int sig) {
   io_proc_kill_all();
+  io_fleet_net_close(); /* async-signal-safe */
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -166,6 +185,8 @@ static const fleet_scenario kScenarios[] = {
      io_fleet_soak_write_table, 1, 0},
     {"unequal", io_fleet_unequal_scenario, NULL, io_fleet_unequal_check, report_json,
      io_fleet_unequal_write_table, 0, 0},
+    {"gray", io_fleet_gray_scenario, NULL, io_fleet_gray_check, io_fleet_gray_write_json,
+     io_fleet_gray_write_table, 1, 0},
     {"all", run_all, NULL, NULL, report_json, report_table, 0, 0},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))
@@ -232,6 +253,44 @@ static const fleet_scenario kDefault = {"", run_default, NULL, NULL, report_json
 
 /* --- the report and the exit status --- */
 
+/* The report's header: network, DNS server and queries, hosts. */
+static void write_header(FILE *f) {
+  long queries = 0;
+  const char *dns = io_fleet_dns_used(&queries);
+  fprintf(f, "\"network\":\"%s\",\"dns\":\"%s\",\"dns_queries\":%ld,\"hosts\":[",
+          io_fleet_net_name(), dns ? dns : "none", queries);
+  static fleet_net_host hosts[1300];
+  size_t n = io_fleet_net_hosts(hosts, sizeof(hosts) / sizeof(hosts[0]));
+  if (n > sizeof(hosts) / sizeof(hosts[0])) n = sizeof(hosts) / sizeof(hosts[0]);
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "%s{\"name\":\"%s\",\"address\":\"%s\"}", i ? "," : "", hosts[i].name,
+            hosts[i].address);
+  }
+  fprintf(f, "]");
+}
+
+/* The scenario's JSON report with the header first among its members. */
+static void write_json(FILE *f, const fleet_scenario *sc, const fleet_output *out) {
+  char *body = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&body, &len);
+  if (m == NULL) return;
+  sc->json(m, out);
+  fclose(m);
+  const char *at = body ? strchr(body, '{') : NULL;
+  if (at == NULL) { /* not an object: as it is */
+    if (body) fputs(body, f);
+  } else {
+    fwrite(body, 1, (size_t)(at - body) + 1, f);
+    write_header(f);
+    const char *rest = at + 1;
+    while (*rest == ' ' || *rest == '\n') rest++;
+    if (*rest != '}') fputc(',', f);
+    fputs(rest, f);
+  }
+  free(body);
+}
+
 /* Writes <out-dir>/report.json, the JSON or the table on stdout, the chart
  * when there are runs, and where the logs are; returns the exit status. */
 static int finish(const runner *rn, int failed, const fleet_scenario *sc, const fleet_output *out) {
@@ -246,11 +305,18 @@ static int finish(const runner *rn, int failed, const fleet_scenario *sc, const 
   snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
   FILE *rf = fopen(report, "w");
   if (rf != NULL) {
-    sc->json(rf, out);
+    write_json(rf, sc, out);
     fclose(rf);
   }
-  if (rn->json) sc->json(stdout, out);
-  else sc->table(stdout, out);
+  if (rn->json) {
+    write_json(stdout, sc, out);
+  } else {
+    long queries = 0;
+    const char *dns = io_fleet_dns_used(&queries);
+    printf("network: %s, dns: %s (%ld queries), hosts: %zu\n", io_fleet_net_name(),
+           dns ? dns : "none", queries, io_fleet_net_hosts(NULL, 0));
+    sc->table(stdout, out);
+  }
   FILE *where = rn->json ? stderr : stdout;
   if (out->n_runs == 0) { /* churn-grid alone, or a report of its own: nothing to chart */
     fprintf(where, "logs: %s\n", rn->out_dir);
@@ -273,6 +339,8 @@ static void usage(void) {
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]\n"
+          "             [--network loopback|netns]\n"
+          "network: loopback (default) or netns (root: a namespace per server and client)\n"
           "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
           "xds: churn-grid with EDS instead of DNS; points default " FLEET_XDS_DEFAULT_POINTS ", modes " FLEET_XDS_DEFAULT_MODES "\n"
@@ -281,6 +349,8 @@ static void usage(void) {
           "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
           "unequal: 10 servers, capacities 1 x8, 0.5, 0.25; round_robin and each pickMetric of the\n"
           "         aperture modes (default " FLEET_UNEQUAL_DEFAULT_MODES "); [--duration-s S] per run (default 20)\n"
+          "gray: [--faults " FLEET_GRAY_DEFAULT_FAULTS "] [--calls N] (per run, default 20000)\n"
+          "      [--fault-s S] (default 10); modes " FLEET_GRAY_DEFAULT_MODES "\n"
           "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
 }
 
@@ -329,9 +399,24 @@ static int parse_flags(int argc, char **argv, runner *rn, const char **scenario,
         return 2;
       }
       a->affinity = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "faults", &v)) != 0) {
+      if (r < 0) return 2;
+      a->faults = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "calls", &v)) != 0) {
+      if (r < 0 || io_flag_long("calls", v, 100, 100000000, &a->calls) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "fault-s", &v)) != 0) {
+      if (r < 0 || io_flag_double("fault-s", v, 0.2, 120, &a->fault_s) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {
       if (r < 0) return 2;
       rn->svg_path = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "network", &v)) != 0) {
+      if (r < 0) return 2;
+      if (strcmp(v, "loopback") != 0 && strcmp(v, "netns") != 0) {
+        fprintf(stderr, "flag --network: unknown network '%s' (loopback or netns)\n", v);
+        usage();
+        return 2;
+      }
+      rn->network = v;
     } else if ((r = io_flag_match(argc, argv, &i, "out-dir", &v)) != 0) {
       if (r < 0) return 2;
       *out_dir = v;
@@ -408,6 +493,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   char err[300];
+  if (rn.network != NULL && strcmp(rn.network, "netns") == 0 && sc->run == io_fleet_xds_scenario) {
+    fprintf(stderr, "flag --network: xds needs --network loopback (its control plane runs in the runner's namespace)\n");
+    return 2;
+  }
   if (sc->check != NULL && sc->check(&rn.a, err, sizeof(err)) != 0) {
     fprintf(stderr, "%s\n", err);
     return 2;
@@ -429,6 +518,15 @@ int main(int argc, char **argv) {
   atexit(io_proc_kill_all);
 
   if (make_out_dir(&rn, out_dir) != 0) return 1;
+  io_fleet_dnsmasq_set_dir(rn.out_dir);
+  if (rn.network != NULL && strcmp(rn.network, "netns") == 0) {
+    if (io_fleet_netns_open(err, sizeof(err)) != 0 || io_fleet_net_use(&io_fleet_net_netns) != 0) {
+      fprintf(stderr, "fleet: %s\n", err);
+      io_fleet_net_use(&io_fleet_net_netns); /* so that exit removes what was made */
+      return 2;
+    }
+    fprintf(stderr, "fleet: network netns: namespaces %s*\n", io_fleet_netns_prefix());
+  }
   rn.a.server_bin = rn.server_bin;
   rn.a.client_bin = rn.client_bin;
   rn.a.out_dir = rn.out_dir;

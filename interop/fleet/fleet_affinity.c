@@ -154,15 +154,14 @@ static int start_clients(affinity_fleet *af, const char *kind, clients *cl, char
     cl->n = c + 1;
   }
   for (int c = 0; c < cl->n; c++) {
-    char line[128], stats_target[160];
+    char line[128];
     const char *why = "";
     /* the client prints its stats address before its status address */
     if (io_proc_wait_line(cl->p[c], "stats listening ", 20000, line, sizeof(line)) != 0) {
       snprintf(err, err_len, "client %d printed no stats address (see %.100s)", c, af->dir);
       return -1;
     }
-    snprintf(stats_target, sizeof(stats_target), "ipv4:%s", line);
-    cl->stats[c] = io_unary_channel_create(stats_target, NULL);
+    cl->stats[c] = io_fleet_client_channel_to(cl->p[c], line);
     cl->status[c] = io_fleet_client_status_channel(cl->p[c], &why);
     if (cl->stats[c] == NULL || cl->status[c] == NULL) {
       snprintf(err, err_len, "client %d %s (see %.100s)", c,

@@ -204,7 +204,7 @@ int io_fleet_churn_grid(const fleet_churn_opts *o, fleet_churn_row *rows, int ma
     if (started) da.dns = io_fleet_dns_start("fleet.test");
     started = started && da.dns != NULL;
     int failed = io_churn_run_point(&f, &answer, "churn-grid", modes, n_run,
-                                    started ? NULL : "the servers or the DNS stub did not start",
+                                    started ? NULL : "the servers or the DNS server did not start",
                                     rows, max_rows, n_rows);
     failures += failed != 0;
     io_churn_run_stop_servers(&f);

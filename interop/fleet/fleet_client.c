@@ -1,8 +1,12 @@
 #include "interop/fleet/fleet_client.h"
 
+#include <grpc/grpc_posix.h>
+#include <grpc/grpc_security.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "interop/common/json_read.h"
 #include "interop/common/unary_call.h"
@@ -81,14 +85,31 @@ proc *io_fleet_client_start(const fleet_client_opts *o, const char *log) {
   return io_fleet_net_start(o->host, (char *const *)argv, log);
 }
 
+grpc_channel *io_fleet_client_channel_to(proc *p, const char *hostport) {
+  char target[160], ip[64];
+  if (p == NULL || hostport == NULL || strlen(hostport) >= sizeof(ip)) return NULL;
+  snprintf(target, sizeof(target), "ipv4:%s", hostport);
+  if (io_fleet_net_direct()) return io_unary_channel_create(target, NULL);
+  snprintf(ip, sizeof(ip), "%s", hostport);
+  char *colon = strrchr(ip, ':');
+  if (colon == NULL) return NULL;
+  *colon = '\0';
+  int fd = io_fleet_net_dial(p, ip, atoi(colon + 1));
+  if (fd < 0) return NULL;
+  grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+  grpc_channel *ch = grpc_channel_create_from_fd(target, fd, creds, NULL);
+  grpc_channel_credentials_release(creds);
+  if (ch == NULL) close(fd);
+  return ch;
+}
+
 grpc_channel *io_fleet_client_status_channel(proc *p, const char **why) {
-  char line[128], status_target[160];
+  char line[128];
   if (p == NULL || io_proc_wait_line(p, "status listening ", 20000, line, sizeof(line)) != 0) {
     if (why) *why = "printed no status address";
     return NULL;
   }
-  snprintf(status_target, sizeof(status_target), "ipv4:%s", line);
-  grpc_channel *ch = io_unary_channel_create(status_target, NULL);
+  grpc_channel *ch = io_fleet_client_channel_to(p, line);
   if (ch == NULL && why) *why = "no channel to its status server";
   return ch;
 }

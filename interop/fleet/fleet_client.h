@@ -49,6 +49,13 @@ fleet_client_opts io_fleet_client_until_stopped(const char *bin, const char *tar
  * has more than 24 extra arguments, or the process did not start. */
 proc *io_fleet_client_start(const fleet_client_opts *o, const char *log);
 
+/* A channel to a listener of process p's ("HOST:PORT", as it printed it;
+ * 127.0.0.1 is p's own loopback): a plain ipv4: channel where the runner
+ * reaches p's addresses (io_fleet_net_direct), else one over a connection
+ * made where p runs (io_fleet_net_dial), which does not reconnect. The
+ * caller destroys it; NULL on bad arguments or when it cannot connect. */
+grpc_channel *io_fleet_client_channel_to(proc *p, const char *hostport);
+
 /* For a client started with status_server = 1: waits up to 20 s for it to
  * print its status address, then opens a channel to that status server
  * (the caller destroys it). NULL on failure, with *why (if not NULL) set to

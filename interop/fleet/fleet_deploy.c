@@ -140,7 +140,7 @@ static int run_step(deploy_fleet *d, const churn_run_mode *m, const churn_run_cl
   io_churn_run_snapshot(&d->f, &c0);
   if (i == 0) row->sessions_before = sum_current(d, &c0);
   if (publish(d, i + 1) != 0) {
-    snprintf(row->error, sizeof(row->error), "the DNS stub refused the answer");
+    snprintf(row->error, sizeof(row->error), "the DNS server did not take the answer");
     return -1;
   }
   st->settled = io_churn_run_settle_on(&d->f, m, mc, d->in_answer);
@@ -205,7 +205,7 @@ static void run_mode(const fleet_deploy_opts *o, const churn_run_mode *m, int n,
   }
   if (ok) {
     d.dns.dns = io_fleet_dns_start("fleet.test");
-    if (d.dns.dns == NULL) snprintf(row->error, sizeof(row->error), "the DNS stub did not start");
+    if (d.dns.dns == NULL) snprintf(row->error, sizeof(row->error), "the DNS server did not start");
     ok = d.dns.dns != NULL && publish(&d, 0) == 0;
   }
   if (ok && io_churn_run_start_clients(&d.answer, &d.f, m, &mc, row->error,

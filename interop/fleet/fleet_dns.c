@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "interop/fleet/dns_stub.h"
+#include "interop/fleet/fleet_dnsmasq.h"
 #include "interop/fleet/fleet_net.h"
 
 struct fleet_dns {
@@ -31,7 +32,34 @@ static long stub_queries(const void *impl) { return io_dns_stub_queries(impl); }
 
 static void stub_stop(void *impl) { io_dns_stub_stop(impl); }
 
-const fleet_dns_ops io_fleet_dns_stub_ops = {stub_start, stub_set, stub_queries, stub_stop};
+const fleet_dns_ops io_fleet_dns_stub_ops = {"stub", stub_start, stub_set, stub_queries, stub_stop};
+
+/* --- dnsmasq on 127.0.0.1 --- */
+
+static void *dnsmasq_start(const char *name, char *server, size_t len) {
+  return io_fleet_dnsmasq_start(name, "127.0.0.1", 0, NULL, server, len);
+}
+
+static int dnsmasq_set(void *impl, const char *const *hosts, size_t n) {
+  return io_fleet_dnsmasq_set(impl, hosts, n);
+}
+
+static long dnsmasq_queries(const void *impl) { return io_fleet_dnsmasq_queries(impl); }
+
+static void dnsmasq_stop(void *impl) { io_fleet_dnsmasq_stop(impl); }
+
+const fleet_dns_ops io_fleet_dns_dnsmasq_ops = {"dnsmasq", dnsmasq_start, dnsmasq_set,
+                                                dnsmasq_queries, dnsmasq_stop};
+
+/* --- what the runner used --- */
+
+static const char *g_used_kind;
+static long g_used_queries;
+
+const char *io_fleet_dns_used(long *queries) {
+  if (queries) *queries = g_used_queries;
+  return g_used_kind;
+}
 
 /* --- the fleet's DNS, whichever server answers --- */
 
@@ -47,6 +75,7 @@ fleet_dns *io_fleet_dns_start(const char *name) {
     free(d);
     return NULL;
   }
+  g_used_kind = ops->kind;
   return d;
 }
 
@@ -65,6 +94,7 @@ int io_fleet_dns_target(const fleet_dns *d, int port, char *out, size_t len) {
 
 void io_fleet_dns_stop(fleet_dns *d) {
   if (d == NULL) return;
+  g_used_queries += d->ops->queries(d->impl);
   d->ops->stop(d->impl);
   free(d);
 }

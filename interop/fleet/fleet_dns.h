@@ -1,9 +1,10 @@
 /* The fleet's DNS answer: the name its clients resolve (a dns:// target)
  * and the addresses the runner puts behind it, changed while they run.
  * Which server answers comes from the fleet's network (fleet_net.h): on
- * loopback, the runner's own responder (dns_stub.h). Scenarios use the
- * functions below and never the server itself, so another server (a real
- * one in a namespace of its own, say) is one more fleet_dns_ops. */
+ * both networks a dnsmasq process (fleet_dnsmasq.h), on 127.0.0.1 or in
+ * the netns network's bridge namespace. Scenarios use the functions below
+ * and never the server itself, so another server is one more
+ * fleet_dns_ops; the runner's own responder (dns_stub.h) is one. */
 #ifndef APERTURE_INTEROP_FLEET_DNS_H
 #define APERTURE_INTEROP_FLEET_DNS_H
 
@@ -17,6 +18,7 @@ extern "C" {
 
 /* A DNS server of one kind. Each function gets what start returned. */
 typedef struct fleet_dns_ops {
+  const char *kind; /* what the report names: "dnsmasq", "stub" */
   /* Starts answering A queries for `name` with no address yet; writes
    * "HOST:PORT", where the clients ask, to server[len]. NULL on failure. */
   void *(*start)(const char *name, char *server, size_t len);
@@ -30,6 +32,10 @@ typedef struct fleet_dns_ops {
 
 /* The runner's own responder (dns_stub.h) on 127.0.0.1, TTL 0. */
 extern const fleet_dns_ops io_fleet_dns_stub_ops;
+
+/* dnsmasq (fleet_dnsmasq.h) on 127.0.0.1 at a free port: the loopback
+ * network's DNS server. */
+extern const fleet_dns_ops io_fleet_dns_dnsmasq_ops;
 
 typedef struct fleet_dns fleet_dns;
 
@@ -51,8 +57,14 @@ long io_fleet_dns_queries(const fleet_dns *d);
  * when it does not fit. */
 int io_fleet_dns_target(const fleet_dns *d, int port, char *out, size_t len);
 
-/* Stops the server and frees d. NULL is ignored. */
+/* Stops the server and frees d, adding its queries to the runner's
+ * tally (io_fleet_dns_used). NULL is ignored. */
 void io_fleet_dns_stop(fleet_dns *d);
+
+/* The kind of the DNS server the runner started (the last one's kind), or
+ * NULL when none started; *queries (if not NULL) gets the A queries of
+ * every stopped server added up. */
+const char *io_fleet_dns_used(long *queries);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,10 @@
  * peer list is the fleet's DNS answer for "peers.test", each client's own
  * address (fleet_net.h; on loopback 127.0.1.x, a label: nothing listens
  * there, nor on the peer port).
- * Each client names its own entry (peerSelf) and re-resolves the peer
+ * Each client names its own entry (peerSelf) on loopback, where its
+ * address is a label; on a network where it is the client's own interface
+ * address (netns) it leaves peerSelf out and the policy finds its entry
+ * from its interfaces, as in a real deployment. It re-resolves the peer
  * target every PEER_REFRESH_MS; the runner reads every client's ring from
  * its status server (GetRingState) to know when all show the new peer
  * count and fingerprint, and when the servers' connection counts equal
@@ -92,12 +95,13 @@ static int start_servers(peers_fleet *pf) {
 }
 
 static int start_client(peers_fleet *pf, int k, char *err, size_t err_len) {
-  char config[600], rate[32], log[4400];
+  char config[600], rate[32], log[4400], self[80] = "";
+  if (!io_fleet_net_own_interfaces()) snprintf(self, sizeof(self), "\"peerSelf\":\"%s\",", pf->ip[k]);
   snprintf(config, sizeof(config),
            "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%d,"
            "\"eagerConnect\":true,\"peerTarget\":\"%s\","
-           "\"peerSelf\":\"%s\",\"peerRefreshMs\":%d}}]}",
-           pf->mode, pf->a, pf->peer_target, pf->ip[k], PEER_REFRESH_MS);
+           "%s\"peerRefreshMs\":%d}}]}",
+           pf->mode, pf->a, pf->peer_target, self, PEER_REFRESH_MS);
   snprintf(rate, sizeof(rate), "%g", pf->o->rate > 0 ? pf->o->rate : 20.0);
   snprintf(pf->summary[k], sizeof(pf->summary[k]), "%s/client%d.json", pf->dir, k);
   snprintf(log, sizeof(log), "%s/client%d.log", pf->dir, k);
@@ -291,7 +295,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   int joiner = pf->c;
   int before[MAX_C] = {0}, after[MAX_C] = {0};
   if (start_servers(pf) != 0) {
-    snprintf(row->error, sizeof(row->error), "the servers or the DNS stub did not start");
+    snprintf(row->error, sizeof(row->error), "the servers or the DNS server did not start");
     row->complete = 0;
     return;
   }

@@ -27,6 +27,9 @@ typedef struct fleet_args {
   long rss_bound_kib;               /* --rss-bound-kib */
   const char *points;               /* --points */
   const char *affinity;             /* --affinity */
+  long calls;                       /* --calls: calls per run (gray) */
+  double fault_s;                   /* --fault-s: how long a fault lasts (gray) */
+  const char *faults;               /* --faults, comma separated (gray) */
 } fleet_args;
 
 /* What scenarios measured, for the report writers. The fleet report's

@@ -106,7 +106,7 @@ static int start_servers(soak *s, fleet_soak_result *r) {
   }
   s->dns = io_fleet_dns_start("soak.test");
   if (s->dns == NULL || set_members(s, -1) != 0) {
-    snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
+    snprintf(r->error, sizeof(r->error), "cannot start the DNS server (dnsmasq; see the runner's stderr)");
     return -1;
   }
   return 0;

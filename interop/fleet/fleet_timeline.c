@@ -162,7 +162,7 @@ static int start_servers(fleet_timeline_fleet *f, char *target, size_t target_le
     f->dns = io_fleet_dns_start("fleet.test");
     if (f->dns == NULL || io_fleet_timeline_publish(f, 0, f->n_servers, -1) != 0 ||
         io_fleet_dns_target(f->dns, f->port, target, target_len) != 0) {
-      snprintf(r->error, sizeof(r->error), "cannot start the DNS responder");
+      snprintf(r->error, sizeof(r->error), "cannot start the DNS server (dnsmasq; see the runner's stderr)");
       return -1;
     }
     return 0;

@@ -7,13 +7,14 @@
  *          [--timeout-ms MS] [--method unary|empty] [--rpc-behavior V]
  *          [--rpc UnaryCall,EmptyCall] [--metadata [RPC:]KEY:VALUE]...
  *          [--unique-metadata KEY:PREFIX] [--wait-for-ready] [--peer-index I --peer-count N]
- *          [--stats-port P] [--summary-file PATH] [--linger-s S]
+ *          [--stats-port P] [--summary-file PATH] [--linger-s S] [--call-log PATH]
  *
  * --calls 0 means "until --duration-s". --rate 0 means "as fast as the
  * concurrency allows". Each channel uses its own subchannel pool, so C
  * channels are C independent clients of the backends (own connections).
  * With --stats-port (0 = ephemeral) it prints `stats listening HOST:PORT`.
  * The summary is one JSON object on stdout (and in --summary-file).
+ * --call-log writes one line per finished call (call_log.h).
  * SIGTERM/SIGINT stop sending; calls in flight finish (bounded by their
  * deadline) and the summary is still written.
  */
@@ -35,6 +36,7 @@
 
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
+#include "interop/testing/call_log.h"
 #include "interop/testing/call_options.h"
 #include "interop/testing/client_policy.h"
 #include "interop/testing/client_stats.h"
@@ -67,6 +69,7 @@ typedef struct options {
   long max_backoff_ms; /* 0: gRPC's default reconnect backoff */
   long dns_min_interval_ms; /* 0: gRPC's default (30 s between re-resolutions) */
   call_options call_opts; /* --rpc and --metadata */
+  const char *call_log;   /* --call-log PATH, or NULL */
 } options;
 
 /* One call in flight. */
@@ -82,7 +85,41 @@ typedef struct call_ctx {
   grpc_byte_buffer *response;
   grpc_status_code status;
   grpc_slice details;
+  long live_at;       /* its index in g_live while in flight */
+  char seen_peer[64]; /* --call-log: the connection it was seen on (peek_peers) */
 } call_ctx;
+
+/* The calls in flight, for peek_peers (the driver thread only). */
+static call_ctx *g_live[MAX_CONCURRENCY];
+static long g_n_live;
+
+static void live_add(call_ctx *c) {
+  c->live_at = g_n_live;
+  g_live[g_n_live++] = c;
+}
+
+static void live_remove(call_ctx *c) {
+  call_ctx *last = g_live[--g_n_live];
+  g_live[c->live_at] = last;
+  last->live_at = c->live_at;
+}
+
+/* With --call-log: notes the connection of every call in flight for at
+ * least 10 ms that has none noted yet. gRPC 1.51 forgets a call's peer
+ * when the call is cancelled (its deadline too) and then reports the
+ * channel's target, so a call that timed out on a connection is named by
+ * what was seen here while it was in flight. */
+static void peek_peers(int64_t now) {
+  for (long i = 0; i < g_n_live; i++) {
+    call_ctx *c = g_live[i];
+    if (c->seen_peer[0] != '\0' || now - c->start_ns < 10000000LL) continue;
+    char *p = grpc_call_get_peer(c->call);
+    if (p != NULL && strchr(p, ',') == NULL && strlen(p) < sizeof(c->seen_peer)) {
+      snprintf(c->seen_peer, sizeof(c->seen_peer), "%s", p);
+    }
+    gpr_free(p);
+  }
+}
 
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) {
@@ -187,20 +224,32 @@ static int start_call(const options *o, grpc_channel *ch, grpc_completion_queue 
     call_ctx_free(c);
     return -1;
   }
+  live_add(c);
   return 0;
 }
 
-static void finish_call(const options *o, client_stats *stats, call_ctx *c) {
+static void finish_call(const options *o, client_stats *stats, call_log *log, call_ctx *c) {
+  live_remove(c);
   char peer[128];
   call_peer(c, c->method, peer, sizeof(peer));
-  uint64_t us = (uint64_t)((now_ns() - c->start_ns) / 1000);
+  int64_t elapsed_ns = now_ns() - c->start_ns;
+  uint64_t us = (uint64_t)(elapsed_ns / 1000);
   int code = (int)c->status;
   if (code < 0 || code > 16) code = GRPC_STATUS_UNKNOWN;
   io_client_stats_finished(stats, c->method, code, peer, us);
   if (code != GRPC_STATUS_OK) {
     char *address = grpc_call_get_peer(c->call);
     io_client_stats_failed_address(stats, address);
+    /* who answered; else the call's connection: gRPC's peer when it names
+     * one address, else the one peek_peers saw */
+    const char *server = peer[0] ? peer
+                         : (address != NULL && strchr(address, ',') == NULL) || c->seen_peer[0] == '\0'
+                             ? address
+                             : c->seen_peer;
+    io_call_log_record(log, c->start_ns, elapsed_ns, code, server);
     gpr_free(address);
+  } else {
+    io_call_log_record(log, c->start_ns, elapsed_ns, code, peer);
   }
   grpc_call_unref(c->call);
   grpc_slice_unref(c->details);
@@ -217,7 +266,7 @@ static void usage(void) {
           "              [--wait-for-ready] [--peer-index I --peer-count N]\n"
           "              [--stats-port P] [--status-port P] [--summary-file PATH]\n"
           "              [--linger-s S] [--max-backoff-ms MS] [--dns-min-interval-ms MS]\n"
-          "              [--print-policies]\n");
+          "              [--call-log PATH] [--print-policies]\n");
 }
 
 static char g_lb_config[512];
@@ -253,6 +302,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"service-config", FLAG_STRING, &o->service_config, 0, 0},
       {"rpc-behavior", FLAG_STRING, &o->rpc_behavior, 0, 0},
       {"summary-file", FLAG_STRING, &o->summary_file, 0, 0},
+      {"call-log", FLAG_STRING, &o->call_log, 0, 0},
   };
   for (int i = 1; i < argc; i++) {
     const char *v;
@@ -410,6 +460,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   client_stats *stats = io_client_stats_create();
+  call_log *log = NULL;
+  if (o.call_log != NULL && (log = io_call_log_open(o.call_log)) == NULL) return 1;
   lb_stats_service *svc = NULL;
   if (o.stats_port >= 0) {
     int bound = 0;
@@ -483,18 +535,20 @@ int main(int argc, char **argv) {
       }
       more = o.calls == 0 || sent < o.calls;
     }
-    int64_t wait = 100000000LL;
+    int64_t wait = log != NULL ? 10000000LL : 100000000LL; /* peek_peers every 10 ms */
+    if (log != NULL) peek_peers(now);
     if (more && inflight < o.concurrency && next_send - now < wait) wait = next_send - now;
     if (wait < 0) wait = 0;
     grpc_event ev = grpc_completion_queue_next(
         cq, gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(wait, GPR_TIMESPAN)),
         NULL);
     if (ev.type == GRPC_OP_COMPLETE) {
-      finish_call(&o, stats, ev.tag);
+      finish_call(&o, stats, log, ev.tag);
       inflight--;
     }
   }
   summary_ctx sc = {&o, stats, (double)(now_ns() - t0) / 1e9};
+  int log_rc = io_call_log_close(log);
 
   /* Keep the stats service up a little for late GetClientStats queries. */
   for (int64_t stop_at = now_ns() + (int64_t)(o.linger_s * 1e9); !g_stop && now_ns() < stop_at;) {
@@ -503,7 +557,7 @@ int main(int argc, char **argv) {
   }
   write_summary(stdout, &sc);
   fflush(stdout);
-  int rc = 0;
+  int rc = log_rc == 0 ? 0 : 1;
   if (o.summary_file && io_json_write_file_atomic(o.summary_file, write_summary, &sc) != 0) {
     fprintf(stderr, "client: cannot write --summary-file %s\n", o.summary_file);
     rc = 1;

@@ -5,6 +5,7 @@
  *          [--extra-latency-ms N] [--threads T] [--stats-file PATH]
  *          [--stats-interval-ms N] [--capacity F] [--work-us W] [--cpu-quota Q]
  *          [--orca | --no-orca]
+ *          [--slow-latency-ms N]
  *
  * Prints `listening HOST:PORT` on stdout once serving (port 0 = ephemeral).
  * Every answer carries a `hostname` initial metadata entry. The
@@ -27,6 +28,8 @@
  * the threads, or Q), clamped to [0, 1]. SIGTERM/SIGINT
  * shut the server down gracefully (GOAWAY; calls in flight get
  * --shutdown-grace-ms to finish) and it exits with status 0.
+ * --slow-latency-ms N: SIGUSR1 adds N ms to every call, SIGUSR2 takes it
+ * off (slow_toggle.h).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -54,6 +57,7 @@
 #include "interop/common/pb_buf.h"
 #include "interop/testing/rpc_behavior.h"
 #include "interop/testing/server_load.h"
+#include "interop/testing/slow_toggle.h"
 
 #define MAX_THREADS 16
 #define MAX_DELAYED_PER_WORKER 65536
@@ -83,6 +87,7 @@ typedef struct options {
   double work_us;   /* -1: not given (1000 with --capacity, else 0) */
   double cpu_quota; /* cores; 0: none */
   int orca, no_orca;
+  long slow_latency_ms;       /* --slow-latency-ms (slow_toggle.h); 0: off */
 } options;
 
 typedef struct server_state {
@@ -356,7 +361,9 @@ static void handle_new_call(call_slot *s) {
     }
   }
   build_answer(s, &b);
-  long delay_ms = b.sleep_ms + (s->method == M_HEALTH ? 0 : st->opt.extra_latency_ms);
+  long delay_ms = b.sleep_ms + (s->method == M_HEALTH
+                                    ? 0
+                                    : st->opt.extra_latency_ms + io_slow_toggle_extra_ms());
   int64_t delay_ns = (int64_t)delay_ms * 1000000LL;
   int64_t now = io_delay_queue_now_ns();
   int64_t ready = now;
@@ -467,7 +474,7 @@ static void usage(void) {
           "              [--extra-latency-ms N] [--threads T] [--stats-file PATH]\n"
           "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n"
           "              [--max-connection-age-ms N] [--capacity F] [--work-us W]\n"
-          "              [--cpu-quota Q] [--orca | --no-orca]\n"
+          "              [--cpu-quota Q] [--orca | --no-orca] [--slow-latency-ms N]\n"
           "--capacity F   (0.01..100, default 1) each TestService call does W/F us of CPU work\n"
           "--work-us W    (0..100000) the work at capacity 1; default 1000 with --capacity,\n"
           "               else 0 (no work). The work is a hash loop calibrated at start-up\n"
@@ -507,6 +514,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"capacity", FLAG_DOUBLE, &o->capacity, 0.01, 100},
       {"work-us", FLAG_DOUBLE, &o->work_us, 0, 100000},
       {"cpu-quota", FLAG_DOUBLE, &o->cpu_quota, 0.001, 64},
+      {"slow-latency-ms", FLAG_LONG, &o->slow_latency_ms, 0, 60000},
       {"host", FLAG_STRING, &o->host, 0, 0},
       {"server-id", FLAG_STRING, &o->server_id, 0, 0},
       {"hostname", FLAG_STRING, &o->hostname, 0, 0},
@@ -551,6 +559,8 @@ int main(int argc, char **argv) {
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGTERM);
   sigaddset(&sigs, SIGINT);
+  if (io_slow_toggle_configure(st.opt.slow_latency_ms) != 0) return 2;
+  io_slow_toggle_add_signals(&sigs);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
 
@@ -625,6 +635,7 @@ int main(int argc, char **argv) {
     struct timespec wait = {0, 50 * 1000000L};
     int sig = sigtimedwait(&sigs, NULL, &wait);
     if (sig == SIGTERM || sig == SIGINT) break;
+    (void)io_slow_toggle_signal(sig);
     io_channelz_tracker_sample(st.conns);
     int64_t now = io_delay_queue_now_ns();
     if (now >= next_save) {

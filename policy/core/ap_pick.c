@@ -221,3 +221,27 @@ int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
   }
   return lb < la;
 }
+
+static double scale_of(double scale) {
+  return isnan(scale) || scale < 0.0 ? INFINITY : scale;
+}
+
+int ap_p2c_choose_fair_scaled(const ap_candidate *a, double scale_a,
+                              const ap_candidate *b, double scale_b,
+                              ap_rng *rng) {
+  if (a == NULL || b == NULL) return a == NULL && b != NULL;
+  const int ha = a->healthy != 0, hb = b->healthy != 0;
+  if (ha != hb) return hb;
+  const double sa = scale_of(scale_a), sb = scale_of(scale_b);
+  double la = load_of(a), lb = load_of(b);
+  const double wa = weight_of(a), wb = weight_of(b);
+  if (fabs(wa - wb) > AP_P2C_SAME_WEIGHT) {
+    if (wa > wb) {
+      la = rng != NULL ? thinned_load(la, wb / wa, rng) : la * (wb / wa);
+    } else {
+      lb = rng != NULL ? thinned_load(lb, wa / wb, rng) : lb * (wa / wb);
+    }
+  }
+  if (sa == sb) return lb < la; /* also when both are infinite */
+  return (lb + 1.0) * sb < (la + 1.0) * sa;
+}

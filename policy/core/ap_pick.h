@@ -80,6 +80,22 @@ typedef struct ap_candidate {
 int ap_p2c_choose_fair(const ap_candidate *a, const ap_candidate *b,
                        ap_rng *rng);
 
+/* ap_p2c_choose_fair() for costs of the form (load + 1) * scale: `load`
+ * is the candidate's outstanding count, `scale` its metric multiplier (the
+ * latency EWMA or the utilization factor of ap_load.h; 1 for both when
+ * either has no data). The heavier candidate's count is thinned to the
+ * lighter weight exactly as ap_p2c_choose_fair() does, and only then
+ * scaled, so configured and coverage weights keep their meaning: with
+ * equal scales the result is ap_p2c_choose_fair()'s (same draws), and a
+ * candidate whose scale is higher loses more often. Lower cost wins,
+ * health first, ties to a. Without a generator the heavier count is
+ * multiplied by w_light / w_heavy instead of drawn. Defensive rules as
+ * ap_p2c_choose_fair(); a NaN or negative scale counts as +infinity. No
+ * allocation, no lock. */
+int ap_p2c_choose_fair_scaled(const ap_candidate *a, double scale_a,
+                              const ap_candidate *b, double scale_b,
+                              ap_rng *rng);
+
 #ifdef __cplusplus
 }
 #endif

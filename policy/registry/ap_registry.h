@@ -82,6 +82,10 @@ typedef struct ap_endpoint_state {
   int health;               /* an ap_health_state (ap_health.h): 0 ok,
                                1 ejected, 2 probation, 3 stuck */
   uint64_t ejections;       /* times ejected after a failure run */
+  double utilization;       /* pickMetric orca: smoothed reported CPU
+                               utilization; -1 none, stale or other metric */
+  double latency_ewma_ms;   /* pickMetric peakEwma: peak EWMA of latency in
+                               ms; -1 no sample or other metric */
 } ap_endpoint_state;
 
 typedef struct ap_ring_state {
@@ -116,6 +120,8 @@ typedef struct ap_ring_state {
                                  coordinate; "" when none. Clients that
                                  agree on their peers show the same value */
   uint64_t coordinate_changes; /* times the applied coordinate changed */
+  char pick_metric[16];       /* pickMetric name ("outstanding", "peakEwma",
+                                 "orca"); "" when unknown */
   uint64_t snapshot_builds;   /* ring snapshots computed (stable: with the
                                  plan), changed or not */
   char peer_keys[8];          /* stable mode: "address" or "ordinal", how the

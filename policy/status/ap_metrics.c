@@ -69,6 +69,13 @@ static double e_ejections(endpoint_t *e) { return (double)e->ejections; }
 static double e_healthy(endpoint_t *e) {
   return e->health == NULL || e->health[0] == 0 || strcmp(e->health, "ok") == 0 ? 1 : 0;
 }
+/* NaN: no sample for this endpoint (the sample is left out). */
+static double e_utilization(endpoint_t *e) {
+  return e->utilization >= 0 ? e->utilization : NAN;
+}
+static double e_latency_ewma(endpoint_t *e) {
+  return e->latency_ewma_ms >= 0 ? e->latency_ewma_ms / 1e3 : NAN;
+}
 static double e_ready(endpoint_t *e) {
   return e->connectivity == APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY ? 1 : 0;
 }
@@ -84,6 +91,12 @@ static const endpoint_family kEndpoint[] = {
     {"aperture_endpoint_ready", "gauge", "1 when its subchannel is READY.", e_ready},
     {"aperture_endpoint_ejections", "counter", "Times it was ejected after a run of failed calls.", e_ejections},
     {"aperture_endpoint_healthy", "gauge", "1 unless ejected, on probation or stuck (status health).", e_healthy},
+    {"aperture_endpoint_utilization", "gauge",
+     "pickMetric orca: smoothed CPU utilization the endpoint reports (ORCA); absent without a fresh report.",
+     e_utilization},
+    {"aperture_endpoint_latency_ewma_seconds", "gauge",
+     "pickMetric peakEwma: peak EWMA of the endpoint's call latency; absent before a sample.",
+     e_latency_ewma},
 };
 
 /* A label value with \, " and newline escaped. */
@@ -120,6 +133,8 @@ int ap_metrics_write(FILE *out, const Aperture__V1__GetRingStateResponse *r) {
     label_value(out, r->rings[i]->mode);
     fputs(",coordinate_source=", out);
     label_value(out, r->rings[i]->coordinate_source_name);
+    fputs(",pick_metric=", out);
+    label_value(out, r->rings[i]->pick_metric);
     fputs("} 1\n", out);
   }
   for (size_t f = 0; f < sizeof kRing / sizeof kRing[0]; f++) {
@@ -137,12 +152,14 @@ int ap_metrics_write(FILE *out, const Aperture__V1__GetRingStateResponse *r) {
     for (size_t i = 0; i < r->n_rings; i++) {
       for (size_t k = 0; k < r->rings[i]->n_endpoints; k++) {
         endpoint_t *e = r->rings[i]->endpoints[k];
+        const double v = kEndpoint[f].get(e);
+        if (isnan(v)) continue; /* no sample */
         fprintf(out, "%s%s{target=", kEndpoint[f].name, suffix(kEndpoint[f].type));
         label_value(out, r->rings[i]->target);
         fputs(",address=", out);
         label_value(out, e->address);
         fputs("} ", out);
-        value(out, kEndpoint[f].get(e));
+        value(out, v);
         fputc('\n', out);
       }
     }

@@ -110,6 +110,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   r->peer_target = str_or_empty(s->peer_target);
   r->peer_fingerprint = (char *)s->peer_fingerprint;
   r->coordinate_changes = s->coordinate_changes;
+  r->pick_metric = (char *)s->pick_metric;
   r->offset = s->offset;
   r->width = s->width;
   r->min_aperture = s->min_aperture;
@@ -151,6 +152,8 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
     m->failures = e->failures;
     m->health = (char *)ap_health_state_name((ap_health_state)e->health);
     m->ejections = e->ejections;
+    m->utilization = e->utilization;
+    m->latency_ewma_ms = e->latency_ewma_ms;
     rs->endpoint_ptrs[i] = m;
   }
 }

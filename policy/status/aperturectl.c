@@ -94,6 +94,8 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     printf(",\"peer_fingerprint\":");
     json_string(g->peer_fingerprint);
     printf(",\"coordinate_changes\":%llu", (unsigned long long)g->coordinate_changes);
+    printf(",\"pick_metric\":");
+    json_string(g->pick_metric);
     printf(",\"peer_keys\":");
     json_string(g->peer_keys);
     printf(",\"offset\":");
@@ -134,7 +136,12 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
              e->draining ? "true" : "false", conn_name(e->connectivity), (unsigned long long)e->outstanding,
              (unsigned long long)e->picks, (unsigned long long)e->failures);
       json_string(e->health != NULL && e->health[0] ? e->health : "ok");
-      printf(",\"ejections\":%llu}", (unsigned long long)e->ejections);
+      printf(",\"ejections\":%llu", (unsigned long long)e->ejections);
+      printf(",\"utilization\":");
+      json_double(e->utilization);
+      printf(",\"latency_ewma_ms\":");
+      json_double(e->latency_ewma_ms);
+      printf("}");
     }
     printf("]}");
   }
@@ -177,6 +184,12 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
+    char metric[64];
+    ap_escape_for_terminal(g->pick_metric, metric, sizeof metric);
+    if (metric[0] != '\0') printf("  pick_metric %s\n", metric);
+    /* The load columns only where the metric records them. */
+    const int load_cols = strcmp(g->pick_metric, "orca") == 0 ||
+                          strcmp(g->pick_metric, "peakEwma") == 0;
     printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
            "widenings %llu  snapshot_builds %llu\n",
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
@@ -199,18 +212,26 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     if (g->truncated)
       printf("  truncated: more from --start %u\n", g->next_start_index);
     if (g->n_endpoints == 0) continue;
-    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s %6s %10s %8s %s\n", "INDEX", "ADDRESS",
-           "WEIGHT", "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS", "HEALTH");
+    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s %6s %10s %8s", "INDEX", "ADDRESS",
+           "WEIGHT", "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS");
+    if (load_cols) printf(" %6s %9s", "UTIL", "LAT_MS");
+    printf(" %s\n", "HEALTH");
     for (size_t k = 0; k < g->n_endpoints; k++) {
       const Aperture__V1__EndpointState *e = g->endpoints[k];
       const char *ap = e->draining ? "d" : e->widened ? "w" : e->in_aperture ? "*" : "";
       char address[1024];
       ap_escape_for_terminal(e->address, address, sizeof address);
-      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu %s\n",
+      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu",
              e->ring_index, address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
              conn_name(e->connectivity), (unsigned long long)e->outstanding,
-             (unsigned long long)e->picks, (unsigned long long)e->failures,
-             e->health != NULL && e->health[0] ? e->health : "ok");
+             (unsigned long long)e->picks, (unsigned long long)e->failures);
+      if (load_cols) {
+        if (e->utilization >= 0) printf(" %6.3f", e->utilization);
+        else printf(" %6s", "-");
+        if (e->latency_ewma_ms >= 0) printf(" %9.3f", e->latency_ewma_ms);
+        else printf(" %9s", "-");
+      }
+      printf(" %s\n", e->health != NULL && e->health[0] ? e->health : "ok");
     }
   }
   printf("\nAP: * in the aperture, w added by widening, d draining (removal grace)\n");

@@ -201,6 +201,7 @@ TEST_F(ApertureFleetTest, P2CGivesTheSlowBackendWellBelowItsFairShare) {
 }
 
 TEST_F(ApertureFleetTest, ChurnThroughTheResolverFailsNoCalls) {
+  if (!NoDnsmasq().empty()) GTEST_SKIP() << NoDnsmasq();
   std::string dir = TempDir("aperture_churn");
   Json report = RunFleet({"--scenario", "churn", "--modes", "continuous", "--duration-s", "3"}, dir);
   ASSERT_TRUE(report);
@@ -234,6 +235,7 @@ namespace {
 // the servers that stayed see no connection opened or closed, no call fails
 // on them, and the clients use the restarted s1 again without a rebuild.
 TEST(ApertureFleetRestartTest, RestartWithinTheGraceChangesNoSession) {
+  if (!NoDnsmasq().empty()) GTEST_SKIP() << NoDnsmasq();
   std::string dir = TempDir("aperture_restart");
   Json report =
       RunFleet({"--scenario", "restart", "--modes", "smooth", "--grace-ms", "5000",
@@ -290,6 +292,7 @@ void ExpectMeasuredAsPredicted(const json_value *row, const char *step) {
 }
 
 TEST(ApertureFleetChurnGridTest, SessionsChangedAreThoseTheCorePredictsAndSmoothMovesFewer) {
+  if (!NoDnsmasq().empty()) GTEST_SKIP() << NoDnsmasq();
   std::string dir = TempDir("aperture_churn_grid");
   Json report = RunFleet({"--scenario", "churn-grid", "--points", "12:4:3", "--modes",
                           "continuous,smooth,stable"},

@@ -1,5 +1,7 @@
 #include "tests/interop/fleet_helper.h"
 
+#include "interop/fleet/fleet_dnsmasq.h"
+
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -75,6 +77,13 @@ int Child::Wait(int timeout_ms) {
 
 void Child::Kill9() {
   if (p_) io_proc_signal(p_, SIGKILL);
+}
+
+std::string NoDnsmasq() {
+  char path[4096];
+  if (io_fleet_dnsmasq_find(path, sizeof(path)) == 0) return "";
+  return "no dnsmasq here (Debian's dnsmasq-base; bazel/setup.sh installs it): the fleet's DNS "
+         "scenarios need it";
 }
 
 std::string InteropBinary(const std::string &name) {

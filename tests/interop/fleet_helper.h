@@ -53,6 +53,11 @@ class Child {
   proc *p_ = nullptr;
 };
 
+// Why the fleet's DNS scenarios cannot run here (no dnsmasq binary: they
+// use Debian's dnsmasq, interop/fleet/fleet_dnsmasq.h); "" when they can.
+// For GTEST_SKIP.
+std::string NoDnsmasq();
+
 // Path of an interop binary ("server", "client", "fleet") in the runfiles.
 std::string InteropBinary(const std::string &name);
 

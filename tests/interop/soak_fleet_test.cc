@@ -23,6 +23,7 @@ constexpr const char *kRssBoundKib = "8192";
 #endif
 
 TEST(SoakFleetTest, NoFailedCallOnLiveServersAndFlatClientMemory) {
+  if (!NoDnsmasq().empty()) GTEST_SKIP() << NoDnsmasq();
   std::string dir = TempDir("soak_fleet");
   Child fleet(InteropBinary("fleet"),
               {"--scenario", "soak", "--duration-s", "15", "--rss-bound-kib", kRssBoundKib,

@@ -47,6 +47,7 @@ void ExpectDefaults(const aperture_lb::ApertureSettings& s) {
   EXPECT_EQ(s.min_aperture, 12u);
   EXPECT_FALSE(s.has_coordinate);
   EXPECT_EQ(s.choice_count, 2u);
+  EXPECT_EQ(s.pick_metric, AP_PICK_OUTSTANDING);
   EXPECT_TRUE(s.weights.empty());
   EXPECT_FALSE(s.eager_connect);
   EXPECT_FALSE(s.has_min_ready);
@@ -139,6 +140,60 @@ TEST(ApertureConfig, EveryModeNameParses) {
                   .ok());
 }
 
+// Every pickMetric name parses to its own value, read back from the
+// settings the policy is built with; absent means outstanding.
+TEST(ApertureConfig, EveryPickMetricNameParses) {
+  const std::pair<const char*, ap_pick_metric> cases[] = {
+      {"outstanding", AP_PICK_OUTSTANDING},
+      {"peakEwma", AP_PICK_PEAK_EWMA},
+      {"orca", AP_PICK_ORCA}};
+  for (const auto& c : cases) {
+    const std::string json =
+        std::string("{\"pickMetric\":\"") + c.first + "\"}";
+    auto s = SettingsThroughRegistry(json);
+    ASSERT_TRUE(s.ok()) << json << " -> " << s.status().message();
+    EXPECT_EQ(s->pick_metric, c.second) << json;
+    EXPECT_STREQ(ap_pick_metric_name(s->pick_metric), c.first);
+  }
+  auto d = SettingsThroughRegistry("{\"mode\":\"mesh\"}");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->pick_metric, AP_PICK_OUTSTANDING);
+  // Together with the other fields.
+  auto m = SettingsThroughRegistry(
+      "{\"mode\":\"stable\",\"pickMetric\":\"orca\",\"choiceCount\":3}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->pick_metric, AP_PICK_ORCA);
+  EXPECT_EQ(m->mode, AP_MODE_STABLE);
+  EXPECT_EQ(m->choice_count, 3u);
+}
+
+// A bad pickMetric names the field and lists the accepted names.
+TEST(ApertureConfig, BadPickMetricNamesTheFieldAndTheMetrics) {
+  for (const char* json :
+       {"{\"pickMetric\":\"latency\"}", "{\"pickMetric\":\"Orca\"}",
+        "{\"pickMetric\":\"peak_ewma\"}", "{\"pickMetric\":\"\"}",
+        "{\"pickMetric\":\"orca\\u0000x\"}"}) {
+    absl::Status s = ParseThroughRegistry(json);
+    ASSERT_FALSE(s.ok()) << json;
+    const std::string message(s.message());
+    EXPECT_NE(message.find("field:pickMetric "), std::string::npos) << message;
+    EXPECT_NE(message.find("outstanding, peakEwma, orca"), std::string::npos)
+        << message;
+  }
+  for (const char* json :
+       {"{\"pickMetric\":2}", "{\"pickMetric\":true}",
+        "{\"pickMetric\":null}", "{\"pickMetric\":[\"orca\"]}",
+        "{\"pickMetric\":{\"name\":\"orca\"}}"}) {
+    ExpectFieldError(json, "pickMetric");
+  }
+  // With another bad field, both are named.
+  absl::Status s =
+      ParseThroughRegistry("{\"pickMetric\":\"fast\",\"mode\":\"wide\"}");
+  EXPECT_NE(std::string(s.message()).find("field:pickMetric"),
+            std::string::npos);
+  EXPECT_NE(std::string(s.message()).find("field:mode"), std::string::npos);
+}
+
 // A misspelt mode names the field and lists the accepted names, stable
 // among them.
 TEST(ApertureConfig, MisspeltStableNamesTheFieldAndTheModes) {
@@ -170,6 +225,8 @@ TEST(ApertureConfig, BadFieldsAreNamed) {
   EXPECT_TRUE(ParseThroughRegistry(
                   "{\"mode\":\"smooth\",\"peerIndex\":0,\"peerCount\":1000000}")
                   .ok());
+  ExpectFieldError("{\"pickMetric\":\"sideways\"}", "pickMetric");
+  ExpectFieldError("{\"pickMetric\":1}", "pickMetric");
   ExpectFieldError("{\"choiceCount\":1}", "choiceCount");
   ExpectFieldError("{\"choiceCount\":11}", "choiceCount");
   ExpectFieldError("{\"eagerConnect\":\"yes\"}", "eagerConnect");

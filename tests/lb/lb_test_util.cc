@@ -33,11 +33,16 @@ namespace aperture_test {
 
 class Backend::Service : public grpc::CallbackGenericService {
  public:
-  Service(std::atomic<uint64_t>* calls, int delay_ms, std::string address)
-      : calls_(calls), delay_ms_(delay_ms), address_(std::move(address)) {}
+  Service(std::atomic<uint64_t>* calls, int delay_ms, std::string address,
+          const Trailers* trailers)
+      : calls_(calls),
+        delay_ms_(delay_ms),
+        address_(std::move(address)),
+        trailers_(trailers) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext*) override {
+      grpc::GenericCallbackServerContext* ctx) override {
+    for (const auto& kv : *trailers_) ctx->AddTrailingMetadata(kv.first, kv.second);
     return new Reactor(this);
   }
 
@@ -99,6 +104,7 @@ class Backend::Service : public grpc::CallbackGenericService {
   std::atomic<uint64_t>* calls_;
   const int delay_ms_;
   const std::string address_;
+  const Trailers* trailers_;  // the Backend's
   std::mutex mu_;
   bool frozen_ = false;
   std::vector<Reactor*> held_;
@@ -127,7 +133,8 @@ int PickFreePort() {
 
 }  // namespace
 
-Backend::Backend(int delay_ms) : delay_ms_(delay_ms) {
+Backend::Backend(int delay_ms, Trailers trailers)
+    : delay_ms_(delay_ms), trailers_(std::move(trailers)) {
   const int port = PickFreePort();
   if (!Listen(port)) {
     fprintf(stderr, "backend: cannot listen on port %d\n", port);
@@ -143,7 +150,7 @@ std::string Backend::address() const {
 
 bool Backend::Listen(int port) {
   const std::string address = "127.0.0.1:" + std::to_string(port);
-  service_ = std::make_unique<Service>(&calls_, delay_ms_, address);
+  service_ = std::make_unique<Service>(&calls_, delay_ms_, address, &trailers_);
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound);
@@ -405,6 +412,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->peer_fingerprint = s.peer_fingerprint;
     out->coordinate_changes = s.coordinate_changes;
     out->fingerprint = s.fingerprint;
+    out->pick_metric = s.pick_metric;
     out->peer_index = s.peer_index;
     out->peer_count = s.peer_count;
     out->logical_aperture = s.logical_aperture;
@@ -427,7 +435,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
                                 e.widened != 0, e.connectivity, e.outstanding,
                                 e.picks, e.failures, e.draining != 0,
                                 ap_health_state_name(static_cast<ap_health_state>(e.health)),
-                                e.ejections});
+                                e.ejections, e.utilization, e.latency_ewma_ms});
     }
   }
   ap_ring_states_free(states, count);

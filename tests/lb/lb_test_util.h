@@ -27,12 +27,16 @@
 
 namespace aperture_test {
 
+// Trailing metadata a Backend sends with every answer (key, value; a
+// "-bin" key takes raw bytes).
+using Trailers = std::vector<std::pair<std::string, std::string>>;
+
 // A unary server for any method that answers every call with its own
 // address ("127.0.0.1:<port>"), so the client sees which backend served it;
-// counts its calls; optional delay.
+// counts its calls; optional delay and trailing metadata.
 class Backend {
  public:
-  explicit Backend(int delay_ms = 0);
+  explicit Backend(int delay_ms = 0, Trailers trailers = {});
   ~Backend();
   Backend(const Backend&) = delete;
   Backend& operator=(const Backend&) = delete;
@@ -58,6 +62,7 @@ class Backend {
   bool Listen(int port);
 
   const int delay_ms_;
+  const Trailers trailers_;
   int port_ = 0;
   std::atomic<uint64_t> calls_{0};
   std::unique_ptr<Service> service_;
@@ -125,9 +130,11 @@ struct EndpointView {
   bool draining;
   std::string health;  // ap_health_state_name()
   uint64_t ejections;
+  double utilization, latency_ewma_ms;  // -1: none (ap_registry.h)
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;
+  std::string pick_metric;
   uint32_t peer_index, peer_count, logical_aperture, physical_aperture, widened,
       draining;
   uint64_t resolver_updates, rebuilds, subchannels_created,

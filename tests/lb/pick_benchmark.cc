@@ -1,6 +1,10 @@
 // Pick() on a real aperture picker (core pick table, P2C, arena call
 // tracker with Start/Finish) over 12, 100 and 1000 endpoints, on 1 and 2
-// threads.
+// threads, under each pick metric (second argument: 0 outstanding,
+// 1 peakEwma, 2 orca). Under orca every Finish() reads a fixed backend
+// metric report (cpu_utilization 0.5) through the accessor, as gRPC hands
+// it over, so the reports stay fresh and the metric path is measured, not
+// the fallback.
 //   bazel run -c opt //tests/lb:pick_benchmark
 #include <map>
 #include <memory>
@@ -9,6 +13,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "policy/core/ap_load.h"
 #include "policy/core/ap_pick.h"
 #include "policy/core/ap_rng.h"
 #include "policy/lb/picker/picker.h"
@@ -21,11 +26,26 @@ using grpc_core::LoadBalancingPolicy;
 using aperture_test::IdleSubchannel;
 using aperture_test::ScratchCallState;
 
-aperture_lb::AperturePicker* PickerFor(size_t n) {
+// What gRPC's client channel hands the call tracker: a parsed report.
+class FixedMetrics
+    : public LoadBalancingPolicy::BackendMetricAccessor {
+ public:
+  FixedMetrics() { data_.cpu_utilization = 0.5; }
+  const grpc_core::BackendMetricData* GetBackendMetricData() override {
+    return &data_;
+  }
+
+ private:
+  grpc_core::BackendMetricData data_;
+};
+
+aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
   static std::mutex mu;
-  static std::map<size_t, std::unique_ptr<aperture_lb::AperturePicker>> pickers;
+  static std::map<std::pair<size_t, int>,
+                  std::unique_ptr<aperture_lb::AperturePicker>>
+      pickers;
   std::lock_guard<std::mutex> lock(mu);
-  auto& picker = pickers[n];
+  auto& picker = pickers[{n, static_cast<int>(metric)}];
   if (picker == nullptr) {
     std::vector<aperture_lb::AperturePicker::Slot> slots;
     std::vector<double> weights;
@@ -34,21 +54,31 @@ aperture_lb::AperturePicker* PickerFor(size_t n) {
     for (size_t i = 0; i < n; ++i) {
       // Intersection-like weights in (0.5, 1].
       double w = 1.0 - 0.5 * ap_rng_uniform(&rng);
+      auto counters = grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>();
+      // Every endpoint has data, so the metric (not the fallback) is used.
+      ap_load_record_latency(&counters->load,
+                             1000000 + (int64_t)(1e6 * ap_rng_uniform(&rng)),
+                             ap_load_now_ns(), nullptr);
+      ap_load_record_utilization(&counters->load, ap_rng_uniform(&rng),
+                                 ap_load_coarse_now_ns(), nullptr);
       slots.push_back({grpc_core::MakeRefCounted<IdleSubchannel>(),
-                       grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>(),
-                       w});
+                       std::move(counters), w});
       weights.push_back(w);
     }
     ap_pick_table* table = nullptr;
     if (ap_pick_table_create(weights.data(), n, &table, nullptr) != AP_OK) abort();
     picker = std::make_unique<aperture_lb::AperturePicker>(
-        std::move(slots), aperture_lb::PickTablePtr(table), 2);
+        std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr,
+        aperture_lb::AperturePicker::DefaultHealth(), metric);
   }
   return picker.get();
 }
 
 void BM_PickWithCallTracker(benchmark::State& state) {
-  aperture_lb::AperturePicker* picker = PickerFor(state.range(0));
+  const auto metric = static_cast<ap_pick_metric>(state.range(1));
+  aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
+  state.SetLabel(ap_pick_metric_name(metric));
+  FixedMetrics metrics;
   ScratchCallState call_state;
   LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
                                      &call_state};
@@ -62,12 +92,42 @@ void BM_PickWithCallTracker(benchmark::State& state) {
     }
     complete->subchannel_call_tracker->Start();
     complete->subchannel_call_tracker->Finish(
-        {absl::OkStatus(), nullptr, nullptr});
+        {absl::OkStatus(), nullptr, &metrics});
     benchmark::DoNotOptimize(complete->subchannel.get());
   }
 }
-BENCHMARK(BM_PickWithCallTracker)->Arg(12)->Arg(100)->Arg(1000)->Threads(1);
-BENCHMARK(BM_PickWithCallTracker)->Arg(12)->Arg(100)->Arg(1000)->Threads(2);
+// Pick() alone: the choice and the tracker's placement in the arena, no
+// Start()/Finish() (the tracker is destroyed unstarted).
+void BM_PickOnly(benchmark::State& state) {
+  const auto metric = static_cast<ap_pick_metric>(state.range(1));
+  aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
+  state.SetLabel(ap_pick_metric_name(metric));
+  ScratchCallState call_state;
+  LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
+                                     &call_state};
+  for (auto _ : state) {
+    LoadBalancingPolicy::PickResult result = picker->Pick(args);
+    auto* complete =
+        absl::get_if<LoadBalancingPolicy::PickResult::Complete>(&result.result);
+    if (complete == nullptr) {
+      state.SkipWithError("pick did not complete");
+      break;
+    }
+    benchmark::DoNotOptimize(complete->subchannel.get());
+  }
+}
+BENCHMARK(BM_PickOnly)
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgNames({"endpoints", "metric"})
+    ->Threads(1);
+BENCHMARK(BM_PickWithCallTracker)
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgNames({"endpoints", "metric"})
+    ->Threads(1);
+BENCHMARK(BM_PickWithCallTracker)
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgNames({"endpoints", "metric"})
+    ->Threads(2);
 
 }  // namespace
 

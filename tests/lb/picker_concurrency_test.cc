@@ -101,7 +101,10 @@ TEST(PickerConcurrency, CountersStayExactAcrossThreads) {
     }
     EXPECT_EQ(counters[i]->picks.load(), picks) << "endpoint " << i;
     EXPECT_EQ(counters[i]->failures.load(), failures) << "endpoint " << i;
-    EXPECT_EQ(counters[i]->outstanding.load(), 0) << "endpoint " << i;
+    // The raw count (Outstanding() would hide a negative one).
+    EXPECT_EQ(__atomic_load_n(&counters[i]->load.outstanding, __ATOMIC_SEQ_CST),
+              0)
+        << "endpoint " << i;
     // 80,000 picks over 8 endpoints: each gets thousands; none starves.
     EXPECT_GT(picks, 1000u) << "endpoint " << i;
     total += picks;

@@ -46,6 +46,14 @@ class RegisteredInstance {
     coordinate_changes_ = changes;
   }
 
+  // Reports a pick metric; under "orca" endpoints 0..2 report a
+  // utilization of 0.25 * i and the others none, under "peakEwma" endpoint
+  // i < 4 has a latency average of 1.5 * (i + 1) ms and the others none.
+  void SetPickMetric(const std::string &metric) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pick_metric_ = metric;
+  }
+
   static std::string Address(size_t i) {
     char buf[48];
     snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
@@ -65,6 +73,7 @@ class RegisteredInstance {
     snprintf(out->peer_fingerprint, sizeof out->peer_fingerprint, "%s",
              self->peer_fingerprint_.c_str());
     out->coordinate_changes = self->coordinate_changes_;
+    snprintf(out->pick_metric, sizeof out->pick_metric, "%s", self->pick_metric_.c_str());
     snprintf(out->peer_keys, sizeof out->peer_keys, "%s", self->peer_keys_.c_str());
     out->snapshot_builds = 17;
     out->last_status = strdup("");
@@ -109,6 +118,8 @@ class RegisteredInstance {
         e.failures = i % 3;
         e.health = i == 3 ? 1 : 0;  // endpoint 3 ejected
         e.ejections = i == 3 ? 2 : 0;
+        e.utilization = self->pick_metric_ == "orca" && i < 3 ? 0.25 * i : -1;
+        e.latency_ewma_ms = self->pick_metric_ == "peakEwma" && i < 4 ? 1.5 * (i + 1) : -1;
       }
     }
     return AP_OK;
@@ -118,6 +129,7 @@ class RegisteredInstance {
   std::string target_;
   size_t n_;
   uint64_t rebuilds_ = 1;
+  std::string pick_metric_;  // "" = none reported
   std::string peer_target_, peer_fingerprint_;
   uint64_t coordinate_changes_ = 0;
   std::string peer_keys_;

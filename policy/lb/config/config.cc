@@ -156,6 +156,24 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       }
     }
   }
+  auto metric = obj.find("pickMetric");
+  if (metric != obj.end()) {
+    if (metric->second.type() != Json::Type::STRING) {
+      errors.Add("pickMetric",
+                 "is not a string (accepted: outstanding, peakEwma, orca)");
+    } else {
+      const std::string& name = metric->second.string_value();
+      ap_error err;
+      if (name.find('\0') != std::string::npos) {
+        errors.Add("pickMetric",
+                   "contains a NUL byte (accepted: outstanding, peakEwma, "
+                   "orca)");
+      } else if (ap_pick_metric_parse(name.c_str(), &s.pick_metric, &err) !=
+                 AP_OK) {
+        errors.Add("pickMetric", err.message);
+      }
+    }
+  }
   if (ReadUint(obj, "minAperture", 1, AP_MAX_PEERS, &v, &present, &errors) &&
       present) {
     s.min_aperture = static_cast<uint32_t>(v);

@@ -13,6 +13,7 @@
 
 #include "policy/core/ap_aperture.h"
 #include "policy/core/ap_health.h"
+#include "policy/core/ap_load.h"
 #include "policy/core/ap_membership.h"
 #include "policy/lb/affinity/affinity_settings.h"
 #include "policy/lb/coordinate/coordinate.h"
@@ -39,6 +40,10 @@ struct ApertureSettings {
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;
   uint32_t choice_count = kDefaultChoiceCount;
+  // What P2C compares ("pickMetric"): calls in flight (the default), the
+  // peak EWMA of latency, or server-reported utilization (ORCA); each falls
+  // back to calls in flight without data (ap_load.h).
+  ap_pick_metric pick_metric = AP_PICK_OUTSTANDING;
   std::map<std::string, double> weights;  // "host:port" -> weight > 0
   bool eager_connect = false;
   bool has_min_ready = false;  // default: the logical aperture

@@ -1,10 +1,13 @@
 // Call tracking: counts a call in flight on its endpoint from Start() to
 // Finish(), and its failure, and tells the endpoint's health (ap_health.h)
-// when a call starts and how it ended. Allocated in the call's arena by the
-// picker.
+// when a call starts and how it ended; under the peakEwma metric it also
+// times the call, under orca it reads the server's reported CPU utilization
+// (ORCA, through gRPC's BackendMetricAccessor) into the endpoint's load
+// (ap_load.h). Allocated in the call's arena by the picker.
 #ifndef APERTURE_LB_PICKER_CALL_TRACKER_H
 #define APERTURE_LB_PICKER_CALL_TRACKER_H
 
+#include "policy/core/ap_load.h"
 #include "policy/lb/picker/endpoint_counters.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
@@ -20,8 +23,9 @@ class CallTracker
     : public grpc_core::LoadBalancingPolicy::SubchannelCallTrackerInterface {
  public:
   CallTracker(grpc_core::RefCountedPtr<EndpointCounters> counters,
-              const ap_health_config& health)
-      : counters_(std::move(counters)), health_(health) {}
+              const ap_health_config& health,
+              ap_pick_metric metric = AP_PICK_OUTSTANDING)
+      : counters_(std::move(counters)), health_(health), metric_(metric) {}
   ~CallTracker() override;
 
   static void operator delete(void*) {}
@@ -38,8 +42,10 @@ class CallTracker
   grpc_core::RefCountedPtr<EndpointCounters> counters_;
   // A copy: the tracker may outlive the picker and its config.
   const ap_health_config health_;
+  const ap_pick_metric metric_;
   bool started_ = false;
   bool finished_ = false;
+  int64_t start_ns_ = 0;  // peakEwma only
 };
 
 }  // namespace aperture_lb

@@ -16,16 +16,21 @@ using grpc_core::LoadBalancingPolicy;
 AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                                uint32_t choice_count,
                                std::unique_ptr<AffinityRouter> affinity,
-                               const ap_health_config& health)
+                               const ap_health_config& health,
+                               ap_pick_metric metric)
     : slots_(std::move(slots)),
       table_(std::move(table)),
       choice_count_(choice_count),
       affinity_(std::move(affinity)),
-      health_(health) {}
+      health_(health),
+      metric_(static_cast<unsigned>(metric) < AP_PICK_METRIC_COUNT
+                  ? metric
+                  : AP_PICK_OUTSTANDING) {}
 
 absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
     std::vector<Slot> slots, uint32_t choice_count,
-    std::unique_ptr<AffinityRouter> affinity, const ap_health_config& health) {
+    std::unique_ptr<AffinityRouter> affinity, const ap_health_config& health,
+    ap_pick_metric metric) {
   std::vector<double> weights;
   weights.reserve(slots.size());
   for (const Slot& slot : slots) weights.push_back(slot.weight);
@@ -38,7 +43,7 @@ absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
   }
   return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
                                           choice_count, std::move(affinity),
-                                          health);
+                                          health, metric);
 }
 
 size_t AperturePicker::ChooseBalanced() const {
@@ -46,6 +51,10 @@ size_t AperturePicker::ChooseBalanced() const {
   size_t best = 0;
   if (slots_.size() > 1) {
     const int64_t now = ap_health_now_ms();
+    // Only the staleness of ORCA reports needs the load clock (the coarse
+    // one, as the reports are stamped with).
+    const int64_t load_now =
+        metric_ == AP_PICK_ORCA ? ap_load_coarse_now_ns() : 0;
     // Independent weighted draws (the same slot twice is a pick without a
     // comparison) and the fair comparison: with distinct draws, or with
     // load / weight, partly covered members would get more than their
@@ -56,7 +65,19 @@ size_t AperturePicker::ChooseBalanced() const {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
       const ap_candidate cand = Candidate(c, now);
-      if (ap_p2c_choose_fair(&a, &cand, rng) == 1) {
+      int choice = 0;
+      if (metric_ == AP_PICK_OUTSTANDING) {
+        choice = ap_p2c_choose_fair(&a, &cand, rng);
+      } else {
+        // Both multipliers in one unit, the counts thinned by weight
+        // before they are scaled.
+        double scale_a = 1, scale_b = 1;
+        ap_load_pair_scale(&slots_[best].counters->load,
+                           &slots_[c].counters->load, metric_, load_now,
+                           &scale_a, &scale_b);
+        choice = ap_p2c_choose_fair_scaled(&a, scale_a, &cand, scale_b, rng);
+      }
+      if (choice == 1) {
         best = c;
         a = cand;
       }
@@ -84,8 +105,7 @@ size_t AperturePicker::FindUsable(size_t fallback, int64_t now_ms,
 
 ap_candidate AperturePicker::Candidate(size_t slot, int64_t now_ms) const {
   const EndpointCounters& counters = *slots_[slot].counters;
-  const int64_t outstanding =
-      counters.outstanding.load(std::memory_order_relaxed);
+  const int64_t outstanding = counters.Outstanding();
   const ap_health_state state =
       ap_health_check(counters.health, outstanding, &health_, now_ms);
   return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight,
@@ -103,7 +123,7 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
   const Slot& slot = slots_[best];
   slot.counters->picks.fetch_add(1, std::memory_order_relaxed);
   void* memory = args.call_state->Alloc(sizeof(CallTracker));
-  auto* tracker = new (memory) CallTracker(slot.counters, health_);
+  auto* tracker = new (memory) CallTracker(slot.counters, health_, metric_);
   return LoadBalancingPolicy::PickResult::Complete(
       slot.subchannel,
       std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>(

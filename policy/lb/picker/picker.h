@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 
 #include "policy/core/ap_health.h"
+#include "policy/core/ap_load.h"
 #include "policy/core/ap_pick.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/core_ptr.h"
@@ -38,18 +39,23 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
 
   // `table` has one slot per entry of `slots`, same order. `affinity` (may
   // be null) routes calls that carry an affinity key. `health` says when a
-  // member is ejected or stuck (ap_health.h).
+  // member is ejected or stuck (ap_health.h). `metric` is what P2C
+  // compares (ap_load.h; an unknown value counts as outstanding).
   AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
                  std::unique_ptr<AffinityRouter> affinity = nullptr,
-                 const ap_health_config& health = DefaultHealth());
+                 const ap_health_config& health = DefaultHealth(),
+                 ap_pick_metric metric = AP_PICK_OUTSTANDING);
 
   // Builds the pick table from the slots' weights; an error names why the
   // table could not be built.
   static absl::StatusOr<std::unique_ptr<AperturePicker>> Create(
       std::vector<Slot> slots, uint32_t choice_count,
       std::unique_ptr<AffinityRouter> affinity,
-      const ap_health_config& health = DefaultHealth());
+      const ap_health_config& health = DefaultHealth(),
+      ap_pick_metric metric = AP_PICK_OUTSTANDING);
+
+  ap_pick_metric metric() const { return metric_; }
 
   static ap_health_config DefaultHealth() {
     ap_health_config c;
@@ -62,7 +68,12 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
 
  private:
   // The normal pick: choiceCount independent weighted draws, the least
-  // loaded wins by ap_p2c_choose_fair (P2C), usable members first. When
+  // loaded wins by ap_p2c_choose_fair (P2C), usable members first. Under
+  // peakEwma or orca each comparison takes both metric multipliers in one
+  // unit (ap_load_pair_scale; orca reads the coarse clock once per pick)
+  // and compares (outstanding + 1) * multiplier after thinning the
+  // outstanding counts by weight (ap_p2c_choose_fair_scaled), so weights
+  // keep their meaning. When
   // every draw lands on a member that is ejected or stuck, a few more draws
   // and then a scan look for a usable one: the draws are independent (fair
   // to fractional weights), so with A members all of them hit one frozen
@@ -83,6 +94,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   const uint32_t choice_count_;
   const std::unique_ptr<AffinityRouter> affinity_;
   const ap_health_config health_;
+  const ap_pick_metric metric_;
 };
 
 }  // namespace aperture_lb

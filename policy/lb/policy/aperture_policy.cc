@@ -474,6 +474,9 @@ void AperturePolicy::UpdatePickerLocked() {
   const size_t not_failed = census.not_failed, total = census.total;
   const uint32_t choice_count =
       config_ != nullptr ? config_->settings().choice_count : kDefaultChoiceCount;
+  const ap_pick_metric metric = config_ != nullptr
+                                    ? config_->settings().pick_metric
+                                    : AP_PICK_OUTSTANDING;
   // The first READY picker waits for minReady members (or all that have
   // not failed) so that the first calls do not all land on one endpoint.
   size_t wanted = std::min<size_t>(ring_->min_ready(), not_failed);
@@ -482,7 +485,8 @@ void AperturePolicy::UpdatePickerLocked() {
     auto picker = AperturePicker::Create(
         std::move(slots), choice_count, affinity_.MakeRouter(census.affinity),
         config_ != nullptr ? config_->settings().health
-                           : ApertureSettings::DefaultHealthConfig());
+                           : ApertureSettings::DefaultHealthConfig(),
+        metric);
     if (!picker.ok()) {
       EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;

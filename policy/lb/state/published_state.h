@@ -34,6 +34,7 @@ struct PublishedEndpoint {
 
 struct PublishedState {
   std::string mode = "continuous";
+  ap_pick_metric pick_metric = AP_PICK_OUTSTANDING;
   ap_coordinate_source coordinate_source = AP_COORDINATE_NONE;
   uint32_t peer_index = 0;
   uint32_t peer_count = 0;

@@ -58,6 +58,8 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   snprintf(out->peer_fingerprint, sizeof(out->peer_fingerprint), "%s",
            s.peer_fingerprint.c_str());
   out->coordinate_changes = s.coordinate_changes;
+  snprintf(out->pick_metric, sizeof(out->pick_metric), "%s",
+           ap_pick_metric_name(s.pick_metric));
   out->offset = s.offset;
   out->width = s.width;
   out->min_aperture = s.min_aperture;
@@ -108,9 +110,22 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     o->widened = e.widened ? 1 : 0;
     o->draining = e.draining ? 1 : 0;
     o->connectivity = e.connectivity;
+    o->utilization = -1;
+    o->latency_ewma_ms = -1;
     if (e.counters != nullptr) {
-      int64_t outstanding = e.counters->outstanding.load();
-      o->outstanding = outstanding > 0 ? static_cast<uint64_t>(outstanding) : 0;
+      const int64_t outstanding = e.counters->Outstanding();
+      o->outstanding = static_cast<uint64_t>(outstanding);
+      // Each is recorded only under its own metric (call_tracker.cc).
+      double v = 0;
+      if (s.pick_metric == AP_PICK_ORCA &&
+          ap_load_utilization(&e.counters->load, ap_load_coarse_now_ns(),
+                              &v)) {
+        o->utilization = v;
+      }
+      if (s.pick_metric == AP_PICK_PEAK_EWMA &&
+          ap_load_latency_ns(&e.counters->load, &v)) {
+        o->latency_ewma_ms = v / 1e6;
+      }
       o->picks = e.counters->picks.load();
       o->failures = e.counters->failures.load();
       o->health = static_cast<int>(ap_health_check(
