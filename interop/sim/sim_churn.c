@@ -45,6 +45,7 @@ static int churn_mode(int k) {
 
 typedef struct point_result {
   double sessions;
+  double connections_mean, connections_max; /* sessions per client */
   double remove_mean, remove_max, remove_opt; /* fractions of sessions */
   double add_mean, add_max, add_opt;
 } point_result;
@@ -130,6 +131,13 @@ static int run_point(int mode, uint32_t n, uint32_t clients, uint32_t a,
   if (rc == AP_OK) rc = step_all(mode, &base, 1, n + 1, n + 1, a, &add, err);
   if (rc == AP_OK) {
     out->sessions = (double)base.total;
+    out->connections_mean = (double)base.total / clients;
+    size_t widest = 0;
+    for (uint32_t c = 0; c < base.clients; c++) {
+      const size_t w = base.start[c + 1] - base.start[c];
+      if (w > widest) widest = w;
+    }
+    out->connections_max = (double)widest;
     out->remove_mean = rem.mean;
     out->remove_max = rem.max;
     out->remove_opt = rem.opt;
@@ -151,6 +159,9 @@ typedef struct grid_worst {
    * fleet; each with its cell */
   double remove_ratio, add_ratio, load;
   uint32_t remove_ratio_n, remove_ratio_c, add_ratio_n, add_ratio_c, load_n, load_c;
+  /* worst over the cells of (sessions / C) / max(A, N / C), and the same
+   * over the dense cells (C x A / N >= 2) */
+  double connections_ratio, connections_ratio_dense;
   size_t ratio_skipped;
   /* every cell's figures in walk order (the same order for every mode, so
    * modes can be compared cell by cell); owned, NULL if out of memory */
@@ -213,9 +224,15 @@ static const double kDefaultGridWork = 4.3e8;
 /* Records a cell's position-averaged churn (rem, add) and optimum
  * (rem_opt, add_opt, all fractions of the sessions before) and its fleet's
  * load max / mean; updates the worst case. -1 when out of memory. */
-static int grid_note(grid_worst *w, uint32_t n, uint32_t c, double rem, double rem_opt,
-                     double add, double add_opt, double load) {
+static int grid_note(grid_worst *w, uint32_t n, uint32_t c, uint32_t a, double rem,
+                     double rem_opt, double add, double add_opt, double load,
+                     double connections) {
   if (grid_record(w, rem, add) != 0) return -1;
+  const double floor = (double)n / c > a ? (double)n / c : (double)a;
+  const double ratio = connections / floor;
+  if (ratio > w->connections_ratio) w->connections_ratio = ratio;
+  if ((double)c * a / n >= 2 && ratio > w->connections_ratio_dense)
+    w->connections_ratio_dense = ratio;
   if (rem > w->remove) {
     w->remove = rem;
     w->remove_opt = rem_opt;
@@ -258,7 +275,8 @@ static int grid_cell(int mode, const grid_spec *g, uint32_t n, uint32_t c, uint3
   rc = step_all(mode, &base, 0, g->positions, n, a, &rem, err);
   if (rc == AP_OK) rc = step_all(mode, &base, 1, g->positions, n + 1, a, &add, err);
   if (rc == AP_OK &&
-      grid_note(w, n, c, rem.mean, rem.opt, add.mean, add.opt, io_sessions_load_max(&base)))
+      grid_note(w, n, c, a, rem.mean, rem.opt, add.mean, add.opt, io_sessions_load_max(&base),
+                (double)base.total / c))
     rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
   io_sessions_free(&base);
   return rc;
@@ -383,11 +401,18 @@ int io_sim_verb_churn(int argc, char **argv) {
   const uint32_t servers = a.servers, clients = a.clients, min_aperture = a.min_aperture;
   const sim_list gs = a.grid_servers, gc = a.grid_clients;
   const int no_grid = a.no_grid, json = a.json;
-  /* The point run compares every position: mesh costs ~ N x C x N. */
-  if ((double)servers * clients > 250000)
+  /* The point run compares every position: mesh costs ~ N x C x N. The
+   * second bound is the cost of the costliest point N x C <= 250,000
+   * allowed before (5000 x 50), so 1000 x 1000 runs and nothing costs
+   * more than it did. */
+  if ((double)servers * clients > 1000000)
     return io_sim_args_fail(argv[0], kUsage,
-                         "--servers x --clients = %.0f exceeds 250,000",
+                         "--servers x --clients = %.0f exceeds 1,000,000",
                          (double)servers * clients);
+  if ((double)servers * servers * clients > 1.25e9)
+    return io_sim_args_fail(argv[0], kUsage,
+                         "--servers^2 x --clients = %.0f exceeds 1,250,000,000",
+                         (double)servers * servers * clients);
   grid_spec g = {gs.v[0], gs.v[1], a.grid_step, gc.v[0], gc.v[1], a.grid_positions};
   if (!no_grid && grid_work(&g) > 10 * kDefaultGridWork)
     return io_sim_args_fail(argv[0], kUsage,
@@ -439,10 +464,12 @@ int io_sim_verb_churn(int argc, char **argv) {
       printf("%s{\"mode\":\"%s\",\"sessions\":%.0f,\"remove_changed\":%.15g,"
              "\"remove_changed_max\":%.15g,\"remove_optimum\":%.15g,"
              "\"add_changed\":%.15g,\"add_changed_max\":%.15g,"
-             "\"add_optimum\":%.15g}",
+             "\"add_optimum\":%.15g,\"connections_per_client\":%.15g,"
+             "\"connections_per_client_max\":%.0f}",
              k ? "," : "", io_sessions_mode_name(churn_mode(k)),
              pr[k].sessions, pr[k].remove_mean, pr[k].remove_max,
-             pr[k].remove_opt, pr[k].add_mean, pr[k].add_max, pr[k].add_opt);
+             pr[k].remove_opt, pr[k].add_mean, pr[k].add_max, pr[k].add_opt,
+             pr[k].connections_mean, pr[k].connections_max);
     printf("]}");
     if (!no_grid) {
       printf(",");
@@ -456,7 +483,8 @@ int io_sim_verb_churn(int argc, char **argv) {
                "\"ratio_skipped_cells\":%zu,\"load_worst\":%.15g,"
                "\"remove_ratio_servers\":%u,\"remove_ratio_clients\":%u,"
                "\"add_ratio_servers\":%u,\"add_ratio_clients\":%u,"
-               "\"load_servers\":%u,\"load_clients\":%u}",
+               "\"load_servers\":%u,\"load_clients\":%u,"
+               "\"connections_ratio_worst\":%.15g,\"connections_ratio_worst_dense\":%.15g}",
                k ? "," : "", io_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
                gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
@@ -464,7 +492,8 @@ int io_sim_verb_churn(int argc, char **argv) {
                gw[k].cells ? gw[k].add_sum / gw[k].cells : 0, gw[k].cells,
                gw[k].remove_ratio, gw[k].add_ratio, gw[k].ratio_skipped, gw[k].load,
                gw[k].remove_ratio_n, gw[k].remove_ratio_c, gw[k].add_ratio_n,
-               gw[k].add_ratio_c, gw[k].load_n, gw[k].load_c);
+               gw[k].add_ratio_c, gw[k].load_n, gw[k].load_c, gw[k].connections_ratio,
+               gw[k].connections_ratio_dense);
       printf("],\"smooth_vs_continuous\":{\"cells\":%zu,\"smooth_more_on_removal\":%zu,"
              "\"smooth_more_on_addition\":%zu,\"largest_removal_excess\":%.15g,"
              "\"removal_excess_servers\":%u,\"removal_excess_clients\":%u,"

@@ -125,21 +125,6 @@ static size_t lower_bound(const point *pts, size_t count, uint64_t pos) {
   return lo == count ? 0 : lo;
 }
 
-/* Keys must be distinct: sorting their points finds equal keys as equal
- * positions with the same point index. */
-static int check_distinct(const point *sorted, size_t count, const char *what,
-                          const uint64_t *keys, ap_error *err) {
-  for (size_t k = 1; k < count; ++k) {
-    const point a = sorted[k - 1], b = sorted[k];
-    if (a.pos == b.pos && keys[a.who] == keys[b.who]) {
-      return ap_error_set(err, AP_EINVAL, "%s[%u] and %s[%u] are the same key",
-                          what, a.who < b.who ? a.who : b.who, what,
-                          a.who < b.who ? b.who : a.who);
-    }
-  }
-  return AP_OK;
-}
-
 static int validate(const uint64_t *endpoint_keys, const double *weights,
                     size_t n, const uint64_t *client_keys, size_t c,
                     uint32_t min_aperture, ap_stable_plan **out,
@@ -153,9 +138,9 @@ static int validate(const uint64_t *endpoint_keys, const double *weights,
   if (n == 0 || n > MAX_SIZE)
     return ap_error_set(err, AP_ERANGE, "endpoints is %zu, must be in [1, %u]",
                         n, MAX_SIZE);
-  if (c == 0 || c > MAX_SIZE)
+  if (c == 0 || c > AP_STABLE_MAX_CLIENTS)
     return ap_error_set(err, AP_ERANGE, "clients is %zu, must be in [1, %u]",
-                        c, MAX_SIZE);
+                        c, AP_STABLE_MAX_CLIENTS);
   if (min_aperture == 0 || min_aperture > MAX_SIZE)
     return ap_error_set(err, AP_EINVAL, "min_aperture is %u, must be in [1, %u]",
                         min_aperture, MAX_SIZE);
@@ -207,18 +192,6 @@ static int build_rings(build *b, const uint64_t *ek, size_t n,
     b->endpoint_ring[s] = (point){endpoint_point(ek[s]), (uint32_t)s};
   if (!sort_points(b->client_ring, cp) || !sort_points(b->endpoint_ring, n))
     return ap_error_set(err, AP_ENOMEM, "out of memory sorting the rings");
-  /* Equal keys give equal first points; compare only those. */
-  int rc = check_distinct(b->endpoint_ring, n, "endpoint_keys", ek, err);
-  if (rc != AP_OK) return rc;
-  for (size_t k = 1; k < cp; ++k) {
-    const point x = b->client_ring[k - 1], y = b->client_ring[k];
-    if (x.pos == y.pos && x.who != y.who && ck[x.who] == ck[y.who]) {
-      return ap_error_set(err, AP_EINVAL,
-                          "client_keys[%u] and client_keys[%u] are the same key",
-                          x.who < y.who ? x.who : y.who,
-                          x.who < y.who ? y.who : x.who);
-    }
-  }
   return AP_OK;
 }
 
@@ -385,27 +358,19 @@ done:
   return rc;
 }
 
-int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
+/* The plan of keys already in canonical order (ascending, distinct). */
+static int plan_canonical(const uint64_t *endpoint_keys, const double *weights,
                           size_t n, const uint64_t *client_keys, size_t c,
                           uint32_t min_aperture, ap_stable_plan **out,
                           ap_error *err) {
-  int rc = validate(endpoint_keys, weights, n, client_keys, c, min_aperture,
-                    out, err);
-  if (rc != AP_OK) return rc;
   ap_stable_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
   plan->n = n;
   plan->c = c;
-  plan->client_start = malloc(c * sizeof(uint64_t));
-  if (plan->client_start == NULL) {
-    ap_stable_plan_destroy(plan);
-    return ap_error_set(err, AP_ENOMEM, "out of memory");
-  }
-  for (size_t i = 0; i < c; ++i) plan->client_start[i] = client_point(client_keys[i], 0);
   const uint32_t logical = min_aperture < n ? min_aperture : (uint32_t)n;
   build b;
   memset(&b, 0, sizeof b);
-  rc = build_rings(&b, endpoint_keys, n, client_keys, c, err);
+  int rc = build_rings(&b, endpoint_keys, n, client_keys, c, err);
   if (rc == AP_OK) rc = build_coverage(&b, endpoint_keys, n, c, err);
   if (rc == AP_OK) rc = build_rows(&b, plan, client_keys, n, c, logical, err);
   build_free(&b);
@@ -416,6 +381,138 @@ int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
   }
   *out = plan;
   return AP_OK;
+}
+
+/* The input indices of `keys` in ascending key order (order[r] = index of
+ * the key of rank r); AP_EINVAL names two equal keys by their input
+ * indices. */
+static int rank_keys(const uint64_t *keys, size_t count, const char *what,
+                     uint32_t *order, ap_error *err) {
+  point *pts = malloc((count ? count : 1) * sizeof(point));
+  if (pts == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  for (size_t k = 0; k < count; ++k) pts[k] = (point){keys[k], (uint32_t)k};
+  if (!sort_points(pts, count)) {
+    free(pts);
+    return ap_error_set(err, AP_ENOMEM, "out of memory");
+  }
+  for (size_t k = 0; k < count; ++k) {
+    if (k > 0 && pts[k].pos == pts[k - 1].pos) {
+      const uint32_t a = pts[k - 1].who, b = pts[k].who; /* a < b: stable */
+      free(pts);
+      return ap_error_set(err, AP_EINVAL, "%s[%u] and %s[%u] are the same key",
+                          what, a, what, b);
+    }
+    order[k] = pts[k].who;
+  }
+  free(pts);
+  return AP_OK;
+}
+
+typedef struct member {
+  uint32_t ep;
+  double share;
+} member;
+
+static int member_less(const void *x, const void *y) {
+  const uint32_t a = ((const member *)x)->ep, b = ((const member *)y)->ep;
+  return (a > b) - (a < b);
+}
+
+/* The canonical plan `in` in the caller's order: client i is canonical
+ * client rank_c[i], canonical endpoint e is input endpoint order_e[e]. Rows
+ * are re-sorted by input endpoint index; every number is copied, so shares
+ * are bit-identical whatever the input order. */
+static int map_back(const ap_stable_plan *in, const uint32_t *order_e,
+                    const uint32_t *order_c, const uint64_t *client_keys,
+                    ap_stable_plan **out, ap_error *err) {
+  const size_t n = in->n, c = in->c, total = in->row_start[c];
+  ap_stable_plan *plan = calloc(1, sizeof *plan);
+  member *tmp = NULL;
+  if (plan == NULL) goto fail;
+  plan->n = n;
+  plan->c = c;
+  plan->load_max = in->load_max;
+  plan->rounds = in->rounds;
+  plan->row_start = malloc((c + 1) * sizeof(size_t));
+  plan->row_ep = malloc((total ? total : 1) * sizeof(uint32_t));
+  plan->row_share = malloc((total ? total : 1) * sizeof(double));
+  plan->client_start = malloc(c * sizeof(uint64_t));
+  size_t widest = 0;
+  for (size_t r = 0; r < c; ++r) {
+    const size_t w = in->row_start[r + 1] - in->row_start[r];
+    if (w > widest) widest = w;
+  }
+  tmp = malloc((widest ? widest : 1) * sizeof(member));
+  if (plan->row_start == NULL || plan->row_ep == NULL ||
+      plan->row_share == NULL || plan->client_start == NULL || tmp == NULL)
+    goto fail;
+  /* Row widths by input client, then offsets. */
+  for (size_t r = 0; r < c; ++r) {
+    const size_t i = order_c[r];
+    plan->row_start[i + 1] = in->row_start[r + 1] - in->row_start[r];
+  }
+  plan->row_start[0] = 0;
+  for (size_t i = 0; i < c; ++i) plan->row_start[i + 1] += plan->row_start[i];
+  for (size_t r = 0; r < c; ++r) {
+    const size_t i = order_c[r];
+    const size_t begin = in->row_start[r], width = in->row_start[r + 1] - begin;
+    for (size_t k = 0; k < width; ++k)
+      tmp[k] = (member){order_e[in->row_ep[begin + k]], in->row_share[begin + k]};
+    qsort(tmp, width, sizeof(member), member_less);
+    for (size_t k = 0; k < width; ++k) {
+      plan->row_ep[plan->row_start[i] + k] = tmp[k].ep;
+      plan->row_share[plan->row_start[i] + k] = tmp[k].share;
+    }
+    plan->client_start[i] = client_point(client_keys[i], 0);
+  }
+  free(tmp);
+  *out = plan;
+  return AP_OK;
+fail:
+  free(tmp);
+  ap_stable_plan_destroy(plan);
+  return ap_error_set(err, AP_ENOMEM, "out of memory for the stable plan");
+}
+
+int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
+                          size_t n, const uint64_t *client_keys, size_t c,
+                          uint32_t min_aperture, ap_stable_plan **out,
+                          ap_error *err) {
+  int rc = validate(endpoint_keys, weights, n, client_keys, c, min_aperture,
+                    out, err);
+  if (rc != AP_OK) return rc;
+  /* Canonical order: endpoints and clients by ascending key, so the plan is
+   * a function of the key sets alone, bit for bit. */
+  uint32_t *order_e = malloc(n * sizeof(uint32_t));
+  uint32_t *order_c = malloc(c * sizeof(uint32_t));
+  uint64_t *ek = malloc(n * sizeof(uint64_t));
+  uint64_t *ck = malloc(c * sizeof(uint64_t));
+  double *w = weights ? malloc(n * sizeof(double)) : NULL;
+  ap_stable_plan *canonical = NULL;
+  if (order_e == NULL || order_c == NULL || ek == NULL || ck == NULL ||
+      (weights != NULL && w == NULL)) {
+    rc = ap_error_set(err, AP_ENOMEM, "out of memory");
+    goto done;
+  }
+  rc = rank_keys(endpoint_keys, n, "endpoint_keys", order_e, err);
+  if (rc == AP_OK) rc = rank_keys(client_keys, c, "client_keys", order_c, err);
+  if (rc != AP_OK) goto done;
+  for (size_t r = 0; r < n; ++r) {
+    ek[r] = endpoint_keys[order_e[r]];
+    if (w) w[r] = weights[order_e[r]];
+  }
+  for (size_t r = 0; r < c; ++r) ck[r] = client_keys[order_c[r]];
+  rc = plan_canonical(ek, w, n, ck, c, min_aperture, &canonical, err);
+  if (rc == AP_OK)
+    rc = map_back(canonical, order_e, order_c, client_keys, out, err);
+done:
+  ap_stable_plan_destroy(canonical);
+  free(order_e);
+  free(order_c);
+  free(ek);
+  free(ck);
+  free(w);
+  return rc;
 }
 
 void ap_stable_plan_destroy(ap_stable_plan *plan) {

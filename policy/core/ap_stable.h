@@ -30,6 +30,47 @@
  * reports the balance reached.
  *
  * A plan is immutable after creation and safe to read from any thread.
+ *
+ * The definition, exactly (what an independent implementation must compute;
+ * tests/oracle/stable_oracle.h is one). Arithmetic on keys and points is
+ * mod 2^64; ap_mix64 and ap_hash_str are defined in ap_hash.h.
+ *   Constants: SALT_ENDPOINT = 0x5DEECE66DA3B1F27, SALT_COIN =
+ *   0xC2B2AE3D27D4EB4F, STEP = 0x9E3779B97F4A7C15, P = AP_STABLE_POINTS.
+ *   Canonical order: endpoints and clients are each taken in ascending
+ *   order of their keys (the keys of each side must be distinct); every
+ *   rule and every sum below runs in that order, and the result is then
+ *   reported in the caller's order. So the plan, bit for bit, depends on
+ *   the key sets (and each endpoint's weight) alone, never on input order.
+ *   Points: endpoint e is at ap_stable_endpoint_point(e); client k has the
+ *   P points ap_stable_client_point(k, v), v = 0..P-1.
+ *   Coverage: the client ring is the C x P client points ordered by
+ *   position, equal positions by ascending client key. Endpoint e is
+ *   covered by the first m = min(ap_stable_cover_count(e), C) distinct
+ *   clients met reading that ring from the first point whose position is
+ *   >= the endpoint's point (after the last point, reading wraps to the
+ *   first).
+ *   Walk: the endpoint ring is the N endpoint points ordered by position
+ *   (distinct keys give distinct points). Client k walks the A = min(
+ *   min_aperture, N) consecutive endpoints starting at the first one whose
+ *   position is >= ap_stable_client_point(k, 0) (wrapping likewise).
+ *   Members of client k: the endpoints it covers and the ones it walks.
+ *   Scaling: target_s = C * w_s / W, W = w_0 + ... + w_{N-1} summed left to
+ *   right (w = 1 when weights is NULL); u_k = 1 / (members of k), v_s = 1;
+ *   mark = +infinity. For round r = 0, 1, ...:
+ *     col_s = sum of u_k over the clients k having s as a member;
+ *     err = max over s of |col_s * v_s / target_s - 1|;  rounds = r;
+ *     stop if err <= AP_STABLE_TOLERANCE or r >= AP_STABLE_MAX_ROUNDS;
+ *     if r is a multiple of 16: stop if mark - err < 0.01 * mark, and then
+ *       mark = err;
+ *     v_s = target_s / col_s for every s; then for every k,
+ *       u_k = 1 / (sum of v_s over its members, ascending by key).
+ *   Shares: with top = the largest v_s among k's members, x_s = v_s when
+ *   v_s > top * 1e-12 and top * 1e-12 otherwise; share = x_s / (sum of x
+ *   over the members, ascending by key). load_max = the largest, over s, of
+ *   (sum of the final shares of s over clients) / target_s.
+ *   Every operation is one IEEE double operation (no fused multiply-add:
+ *   the core is built with -ffp-contract=off), so every client computes
+ *   the same doubles.
  */
 #ifndef AP_STABLE_H
 #define AP_STABLE_H
@@ -50,6 +91,16 @@ extern "C" {
 #define AP_STABLE_TOLERANCE 1e-3
 /* Upper bound on scaling rounds (each is O(sessions)). */
 #define AP_STABLE_MAX_ROUNDS 500u
+/* Most clients a plan is built for. A build's peak memory is about 1 KiB
+ * per client (the client ring of AP_STABLE_POINTS 16-byte points and its
+ * sort buffer) plus about 24 bytes per session (C x min(A, N) walks and
+ * 1.5 N covers, held twice while the plan is mapped back to the caller's
+ * order) plus about 100 bytes per endpoint: measured peaks (min_aperture
+ * 12) are 201 MiB at 1,000 x 200,000, 204 MiB at 100,000 x 200,000,
+ * 235 MiB at 1,000,000 x 200,000, and 250 MiB at 1,000 x 250,000, so this
+ * bound keeps a plan within 256 MiB; 1,000,000 clients would need about
+ * 1 GiB (docs/modes.md). */
+#define AP_STABLE_MAX_CLIENTS 200000u
 
 typedef struct ap_stable_plan ap_stable_plan;
 
@@ -58,7 +109,7 @@ typedef struct ap_stable_plan ap_stable_plan;
  *   weights        n finite weights > 0, or NULL for equal weights;
  *   client_keys    c distinct keys;
  *   min_aperture   in [1, 1000000].
- * n in [1, 1000000], c in [1, 1000000] (AP_ERANGE). Keys are opaque: use a
+ * n in [1, 1000000], c in [1, AP_STABLE_MAX_CLIENTS] (AP_ERANGE). Keys are opaque: use a
  * hash of an endpoint's address and of a client's identity (ap_hash_str),
  * or ap_stable_ordinal_key() for ordinals. On success *out owns a new plan
  * (free with ap_stable_plan_destroy()). */
@@ -71,12 +122,13 @@ int ap_stable_plan_create(const uint64_t *endpoint_keys, const double *weights,
 void ap_stable_plan_destroy(ap_stable_plan *plan);
 
 /* The key of an identity string: an endpoint's address as the resolver
- * gave it ("127.0.0.1:5001"), a peer's address from coordinate discovery.
- * Every client must use the same strings; NULL gives the key of "". */
+ * gave it ("127.0.0.1:5001"), a peer's address from coordinate discovery:
+ * ap_hash_str(identity, SALT_ENDPOINT). Every client must use the same
+ * strings; NULL gives the key of "". */
 uint64_t ap_stable_key(const char *identity);
 
 /* The key of ordinal k (client k of a fleet without identities, or
- * endpoint k of a simulated ring). */
+ * endpoint k of a simulated ring): ap_mix64(k xor STEP). */
 uint64_t ap_stable_ordinal_key(uint64_t k);
 
 /* Sizes the plan was built for; 0 for NULL. */
@@ -109,15 +161,17 @@ double ap_stable_plan_load_max(const ap_stable_plan *plan);
 uint32_t ap_stable_plan_rounds(const ap_stable_plan *plan);
 
 /* The placement, for callers that show or check it. Positions are 64-bit
- * points on a ring read clockwise (0 follows 2^64 - 1); ties break by the
- * lower endpoint or client index. */
-/* Point v (< AP_STABLE_POINTS) of the client with key `key`; point 0 is
- * where its walk starts. */
+ * points on a ring read clockwise (0 follows 2^64 - 1); equal positions of
+ * client points order by ascending client key (see the definition above). */
+/* Point v (< AP_STABLE_POINTS) of the client with key `key`:
+ * ap_mix64(key + v * STEP). Point 0 is where its walk starts. */
 uint64_t ap_stable_client_point(uint64_t key, uint32_t v);
-/* Point of the endpoint with key `key`, on both rings. */
+/* Point of the endpoint with key `key`, on both rings:
+ * ap_mix64(key xor SALT_ENDPOINT). */
 uint64_t ap_stable_endpoint_point(uint64_t key);
 /* Clients (1 or 2) covering the endpoint with key `key`, before capping at
- * the number of clients. */
+ * the number of clients: 2 when (ap_mix64(key xor SALT_COIN) >> 11) *
+ * 2^-53 < 0.5, that is when the top bit of that mix is 0, else 1. */
 uint32_t ap_stable_cover_count(uint64_t key);
 
 #ifdef __cplusplus

@@ -185,6 +185,7 @@ static int accept_state(ap_ring_state *s, const ap_snapshot_query *q) {
     s->endpoint_count = s->first_endpoint + s->copied_endpoints; /* keep it self-consistent */
   s->fingerprint[sizeof s->fingerprint - 1] = '\0';
   s->peer_fingerprint[sizeof s->peer_fingerprint - 1] = '\0';
+  s->peer_keys[sizeof s->peer_keys - 1] = '\0';
   s->query = NULL; /* borrowed for the call only */
   return 1;
 }

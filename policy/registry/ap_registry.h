@@ -122,6 +122,10 @@ typedef struct ap_ring_state {
   uint64_t coordinate_changes; /* times the applied coordinate changed */
   char pick_metric[16];       /* pickMetric name ("outstanding", "peakEwma",
                                  "orca"); "" when unknown */
+  uint64_t snapshot_builds;   /* ring snapshots computed (stable: with the
+                                 plan), changed or not */
+  char peer_keys[8];          /* stable mode: "address" or "ordinal", how the
+                                 plan keyed the peers; "" otherwise */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

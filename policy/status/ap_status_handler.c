@@ -121,6 +121,8 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   r->fingerprint = (char *)s->fingerprint;
   r->resolver_updates = s->resolver_updates;
   r->rebuilds = s->rebuilds;
+  r->snapshot_builds = s->snapshot_builds;
+  r->peer_keys = (char *)s->peer_keys;
   r->subchannels_created = s->subchannels_created;
   r->subchannels_destroyed = s->subchannels_destroyed;
   r->widenings = s->widenings;

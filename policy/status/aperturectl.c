@@ -96,6 +96,8 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     printf(",\"coordinate_changes\":%llu", (unsigned long long)g->coordinate_changes);
     printf(",\"pick_metric\":");
     json_string(g->pick_metric);
+    printf(",\"peer_keys\":");
+    json_string(g->peer_keys);
     printf(",\"offset\":");
     json_double(g->offset);
     printf(",\"width\":");
@@ -110,6 +112,7 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
            (unsigned long long)g->subchannels_created,
            (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
+    printf(",\"snapshot_builds\":%llu", (unsigned long long)g->snapshot_builds);
     printf(",\"last_status\":");
     json_string(g->last_status);
     printf(",\"affinity_sessions\":%llu", (unsigned long long)g->affinity_sessions);
@@ -188,10 +191,16 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     const int load_cols = strcmp(g->pick_metric, "orca") == 0 ||
                           strcmp(g->pick_metric, "peakEwma") == 0;
     printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
-           "widenings %llu\n",
+           "widenings %llu  snapshot_builds %llu\n",
            (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
            (unsigned long long)g->subchannels_created,
-           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
+           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings,
+           (unsigned long long)g->snapshot_builds);
+    if (g->peer_keys[0] != '\0') {
+      char keys[64];
+      ap_escape_for_terminal(g->peer_keys, keys, sizeof keys);
+      printf("  stable peer_keys %s\n", keys);
+    }
     printf("  last_status %s\n", status[0] ? status : "-");
     if (g->affinity_sessions > 0)
       printf("  affinity_sessions %llu\n", (unsigned long long)g->affinity_sessions);

@@ -4,8 +4,10 @@
 // the churn bounds the header promises checked on real changes.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -229,6 +231,72 @@ TEST(StablePlan, InputOrderDoesNotMatter) {
   EXPECT_EQ(Sessions(a.get(), ek, ck), Sessions(b.get(), ek2, ck2));
 }
 
+// Shares are a function of the key sets alone, bit for bit: any
+// permutation of the endpoints (with their weights) and of the clients
+// gives the same double for every (client key, endpoint key) pair.
+std::map<std::pair<uint64_t, uint64_t>, double> SharesByKey(
+    const ap_stable_plan *p, const std::vector<uint64_t> &ek,
+    const std::vector<uint64_t> &ck) {
+  std::map<std::pair<uint64_t, uint64_t>, double> out;
+  for (size_t i = 0; i < ck.size(); ++i) {
+    const uint32_t *e = ap_stable_plan_row_endpoints(p, i);
+    const double *sh = ap_stable_plan_row_shares(p, i);
+    for (size_t k = 0; k < ap_stable_plan_row_size(p, i); ++k)
+      out[{ck[i], ek[e[k]]}] = sh[k];
+  }
+  return out;
+}
+
+TEST(StablePlan, SharesAreBitIdenticalForAnyInputOrder) {
+  std::mt19937_64 rng(20261202);
+  for (const Cell &cell : {Cell{70, 15, 12}, Cell{300, 25, 12}, Cell{40, 200, 5},
+                           Cell{1, 3, 12}, Cell{9, 1, 4}}) {
+    const auto ek = Keys(10, cell.n), ck = Keys(0, cell.c);
+    std::vector<double> w;
+    for (size_t s = 0; s < cell.n; ++s) w.push_back(1.0 + (double)(rng() % 1000) / 250.0);
+    Plan base = MakePlan(ek, ck, cell.a, w);
+    ASSERT_NE(base, nullptr);
+    const auto want = SharesByKey(base.get(), ek, ck);
+    const double want_load = ap_stable_plan_load_max(base.get());
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<size_t> pe(cell.n), pc(cell.c);
+      for (size_t k = 0; k < cell.n; ++k) pe[k] = k;
+      for (size_t k = 0; k < cell.c; ++k) pc[k] = k;
+      if (trial == 0) {
+        std::reverse(pe.begin(), pe.end());
+        std::reverse(pc.begin(), pc.end());
+      } else {
+        std::shuffle(pe.begin(), pe.end(), rng);
+        std::shuffle(pc.begin(), pc.end(), rng);
+      }
+      std::vector<uint64_t> ek2, ck2;
+      std::vector<double> w2;
+      for (size_t k : pe) {
+        ek2.push_back(ek[k]);
+        w2.push_back(w[k]);
+      }
+      for (size_t k : pc) ck2.push_back(ck[k]);
+      Plan other = MakePlan(ek2, ck2, cell.a, w2);
+      ASSERT_NE(other, nullptr);
+      const auto got = SharesByKey(other.get(), ek2, ck2);
+      ASSERT_EQ(got.size(), want.size()) << "n=" << cell.n << " trial " << trial;
+      for (const auto &kv : want) {
+        auto it = got.find(kv.first);
+        ASSERT_NE(it, got.end());
+        EXPECT_EQ(std::memcmp(&it->second, &kv.second, sizeof(double)), 0)
+            << "n=" << cell.n << " c=" << cell.c << " trial " << trial << ": "
+            << it->second << " vs " << kv.second;
+      }
+      const double load = ap_stable_plan_load_max(other.get());
+      EXPECT_EQ(std::memcmp(&load, &want_load, sizeof(double)), 0);
+      EXPECT_EQ(ap_stable_plan_rounds(other.get()), ap_stable_plan_rounds(base.get()));
+      for (size_t i = 0; i < cell.c; ++i)
+        EXPECT_EQ(ap_stable_plan_client_start(other.get(), i),
+                  ap_stable_client_point(ck2[i], 0));
+    }
+  }
+}
+
 // One endpoint leaving or joining changes at most twice the sessions it
 // had (or gets): its own, plus one replacement per walk that held it.
 TEST(StablePlan, OneEndpointChangeMovesAtMostTwiceItsSessions) {
@@ -291,6 +359,14 @@ TEST(StablePlan, ReportsBadInputByName) {
          ap_stable_plan_create(ek.data(), nullptr, 0, ck.data(), 2, 12, &p, &err));
   expect(AP_ERANGE, "clients",
          ap_stable_plan_create(ek.data(), nullptr, 4, ck.data(), 0, 12, &p, &err));
+  {
+    // More clients than a plan is built for (AP_STABLE_MAX_CLIENTS: about
+    // 1 KiB each at a build's peak) is refused before any allocation.
+    const auto many = Keys(0, AP_STABLE_MAX_CLIENTS + 1);
+    expect(AP_ERANGE, "clients is 200001, must be in [1, 200000]",
+           ap_stable_plan_create(ek.data(), nullptr, 4, many.data(), many.size(), 12,
+                                 &p, &err));
+  }
   expect(AP_EINVAL, "min_aperture",
          ap_stable_plan_create(ek.data(), nullptr, 4, ck.data(), 2, 0, &p, &err));
   const double bad[] = {1, 1, NAN, 1};

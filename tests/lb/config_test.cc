@@ -214,6 +214,17 @@ TEST(ApertureConfig, BadFieldsAreNamed) {
   ExpectFieldError("{\"peerIndex\":3,\"peerCount\":3}", "peerIndex");
   ExpectFieldError("{\"peerIndex\":1}", "peerCount");
   ExpectFieldError("{\"peerCount\":0,\"peerIndex\":0}", "peerCount");
+  // Stable mode plans the whole service: at most 200,000 clients.
+  ExpectFieldError("{\"mode\":\"stable\",\"peerIndex\":0,\"peerCount\":1000000}",
+                   "peerCount");
+  ExpectFieldError("{\"mode\":\"stable\",\"peerIndex\":0,\"peerCount\":200001}",
+                   "peerCount");
+  EXPECT_TRUE(ParseThroughRegistry(
+                  "{\"mode\":\"stable\",\"peerIndex\":0,\"peerCount\":200000}")
+                  .ok());
+  EXPECT_TRUE(ParseThroughRegistry(
+                  "{\"mode\":\"smooth\",\"peerIndex\":0,\"peerCount\":1000000}")
+                  .ok());
   ExpectFieldError("{\"pickMetric\":\"sideways\"}", "pickMetric");
   ExpectFieldError("{\"pickMetric\":1}", "pickMetric");
   ExpectFieldError("{\"choiceCount\":1}", "choiceCount");

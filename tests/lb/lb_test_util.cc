@@ -421,6 +421,8 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->draining = s.draining;
     out->resolver_updates = s.resolver_updates;
     out->rebuilds = s.rebuilds;
+    out->snapshot_builds = s.snapshot_builds;
+    out->peer_keys = s.peer_keys;
     out->subchannels_created = s.subchannels_created;
     out->subchannels_destroyed = s.subchannels_destroyed;
     out->widenings = s.widenings;

@@ -140,6 +140,9 @@ struct StateView {
   uint64_t resolver_updates, rebuilds, subchannels_created,
       subchannels_destroyed, widenings;
   uint64_t affinity_sessions;  // entries in the sticky session table
+  // Ring snapshots computed (changed or not); stable peer keying.
+  uint64_t snapshot_builds;
+  std::string peer_keys;
   // Peer discovery: watched target, peer list fingerprint, changes.
   std::string peer_target, peer_fingerprint;
   uint64_t coordinate_changes;

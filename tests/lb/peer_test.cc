@@ -265,6 +265,7 @@ TEST_F(DnsPeerTest, StableKeysThePeersByTheirEntries) {
   StateView before;
   ASSERT_TRUE(Snapshot(channel.target(), &before));
   EXPECT_EQ(before.mode, "stable");
+  EXPECT_EQ(before.peer_keys, "address");
   EXPECT_EQ(before.peer_index, OrderedIndex(PeerEntries(ips), self));
 
   // Another client leaves: the plan over three entries.
@@ -277,6 +278,9 @@ TEST_F(DnsPeerTest, StableKeysThePeersByTheirEntries) {
   StateView after;
   ASSERT_TRUE(Snapshot(channel.target(), &after));
   EXPECT_EQ(after.resolver_updates, before.resolver_updates);
+  // The peers changed, the addresses did not: one more build, for the peers.
+  EXPECT_GT(after.snapshot_builds, before.snapshot_builds);
+  EXPECT_EQ(after.peer_keys, "address");
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), expected.size()));
   for (auto& b : backends) b->ResetCalls();
   EXPECT_EQ(channel.RunLoad(60, 4), 0);

@@ -340,6 +340,62 @@ TEST(RingSnapshot, StableWithoutCoordinateIsRandom) {
   EXPECT_FALSE(s->stable_peers_by_address());
 }
 
+// The input key, computed before a build, changes with every input the
+// snapshot reads and with nothing else: not with the members' order.
+TEST(RingSnapshot, InputKeyFollowsEveryInputButNotTheOrder) {
+  std::vector<EffectiveMember> members = {Member("10.0.0.1:80"), Member("10.0.0.2:80"),
+                                          Member("10.0.0.3:80")};
+  const ApertureSettings settings = Settings(AP_MODE_STABLE, 2);
+  const Coordinate at = At(1, 4);
+  const uint64_t key = RingInputKey(members, settings, at, 7);
+  auto snapshot = Build(members, settings, at);
+  ASSERT_NE(snapshot, nullptr);
+  EXPECT_EQ(snapshot->input_key(), key);
+  EXPECT_STREQ(snapshot->stable_peer_keys(), "ordinal");
+
+  std::vector<EffectiveMember> reordered = {members[2], members[0], members[1]};
+  EXPECT_EQ(RingInputKey(reordered, settings, at, 7), key);
+
+  std::set<uint64_t> keys = {key};
+  auto changed = members;
+  changed[1].weight = 2.0;
+  keys.insert(RingInputKey(changed, settings, at, 7));
+  changed = members;
+  changed[1].draining = true;
+  keys.insert(RingInputKey(changed, settings, at, 7));
+  changed = members;
+  changed[1].address = "10.0.0.9:80";
+  keys.insert(RingInputKey(changed, settings, at, 7));
+  keys.insert(RingInputKey(std::vector<EffectiveMember>(members.begin(), members.end() - 1),
+                           settings, at, 7));
+  keys.insert(RingInputKey(members, Settings(AP_MODE_STABLE, 3), at, 7));
+  keys.insert(RingInputKey(members, Settings(AP_MODE_SMOOTH, 2), at, 7));
+  ApertureSettings ready = settings;
+  ready.has_min_ready = true;
+  ready.min_ready = 1;
+  keys.insert(RingInputKey(members, ready, at, 7));
+  ApertureSettings seeded = settings;
+  seeded.has_random_seed = true;
+  seeded.random_seed = 5;
+  keys.insert(RingInputKey(members, seeded, at, 7));
+  keys.insert(RingInputKey(members, settings, At(2, 4), 7));
+  keys.insert(RingInputKey(members, settings, At(1, 5), 7));
+  keys.insert(RingInputKey(members, settings, at, 8));
+  Coordinate listed = at;
+  listed.peers = std::make_shared<const std::vector<std::string>>(
+      std::vector<std::string>{"a:1", "b:1", "c:1", "d:1"});
+  keys.insert(RingInputKey(members, settings, listed, 7));
+  Coordinate other_list = at;
+  other_list.peers = std::make_shared<const std::vector<std::string>>(
+      std::vector<std::string>{"a:1", "b:1", "c:1", "e:1"});
+  keys.insert(RingInputKey(members, settings, other_list, 7));
+  EXPECT_EQ(keys.size(), 14u) << "an input change left the key unchanged";
+  // A choiceCount change is not an input of the snapshot.
+  ApertureSettings choices = settings;
+  choices.choice_count = 3;
+  EXPECT_EQ(RingInputKey(members, choices, at, 7), key);
+}
+
 TEST(RingSnapshot, BadInputIsAnErrorNamingTheStep) {
   auto empty = BuildRingSnapshot({}, Settings(AP_MODE_MESH, 1), Coordinate(), 1);
   ASSERT_FALSE(empty.ok());

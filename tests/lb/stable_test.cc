@@ -133,6 +133,100 @@ TEST(StableMode, ConnectsExactlyToItsPlanRow) {
   EXPECT_EQ(seen, static_cast<uint64_t>(kCalls));
 }
 
+// Waits until the channel's policy has received `updates` resolver
+// updates in all; false after 10 s.
+bool WaitResolverUpdates(const TestChannel& channel, uint64_t updates) {
+  return WaitForState(channel.target(), [&](const StateView& s) {
+    return s.resolver_updates >= updates;
+  });
+}
+
+// A re-resolution with the same answer (in any order, with the same config)
+// computes no snapshot and no plan: snapshot_builds and rebuilds stay; a
+// changed answer computes one and rebuilds. peer_keys says the config's
+// coordinate keys the peers by ordinal.
+TEST(StableMode, UnchangedUpdateBuildsNoSnapshot) {
+  auto backends = StartBackends(10);
+  auto addresses = Addresses(backends);
+  TestChannel channel("stable-unchanged", StableConfig(1, 4, 3));
+  channel.SetAddresses(addresses);
+  ASSERT_TRUE(WaitForState(channel.target(), [](const StateView& s) {
+    return s.rebuilds == 1;
+  }));
+  StateView s0;
+  ASSERT_TRUE(Snapshot(channel.target(), &s0));
+  EXPECT_EQ(s0.snapshot_builds, 1u);
+  EXPECT_EQ(s0.peer_keys, "ordinal");
+
+  // The same list twice, once in another order.
+  channel.SetAddresses(addresses);
+  ASSERT_TRUE(WaitResolverUpdates(channel, s0.resolver_updates + 1));
+  auto reversed = addresses;
+  std::reverse(reversed.begin(), reversed.end());
+  channel.SetAddresses(reversed);
+  ASSERT_TRUE(WaitResolverUpdates(channel, s0.resolver_updates + 2));
+  StateView s1;
+  ASSERT_TRUE(Snapshot(channel.target(), &s1));
+  EXPECT_EQ(s1.resolver_updates, s0.resolver_updates + 2);
+  EXPECT_EQ(s1.snapshot_builds, s0.snapshot_builds);
+  EXPECT_EQ(s1.rebuilds, s0.rebuilds);
+  EXPECT_EQ(s1.fingerprint, s0.fingerprint);
+  EXPECT_EQ(Members(s1), Members(s0));
+  EXPECT_EQ(s1.subchannels_created, s0.subchannels_created);
+
+  // One address fewer: one build, and the ring changed.
+  channel.SetAddresses(
+      std::vector<std::string>(addresses.begin(), addresses.end() - 1));
+  ASSERT_TRUE(WaitResolverUpdates(channel, s1.resolver_updates + 1));
+  StateView s2;
+  ASSERT_TRUE(Snapshot(channel.target(), &s2));
+  EXPECT_EQ(s2.snapshot_builds, s1.snapshot_builds + 1);
+  EXPECT_EQ(s2.rebuilds, s1.rebuilds + 1);
+  EXPECT_NE(s2.fingerprint, s1.fingerprint);
+
+  // A config change that the ring reads (minAperture) builds again; one it
+  // does not read (choiceCount) does not.
+  channel.SetAddresses(
+      std::vector<std::string>(addresses.begin(), addresses.end() - 1),
+      StableConfig(1, 4, 3, ",\"choiceCount\":3"));
+  ASSERT_TRUE(WaitResolverUpdates(channel, s2.resolver_updates + 1));
+  StateView s3;
+  ASSERT_TRUE(Snapshot(channel.target(), &s3));
+  EXPECT_EQ(s3.snapshot_builds, s2.snapshot_builds);
+  channel.SetAddresses(
+      std::vector<std::string>(addresses.begin(), addresses.end() - 1),
+      StableConfig(1, 4, 4, ",\"choiceCount\":3"));
+  ASSERT_TRUE(WaitResolverUpdates(channel, s3.resolver_updates + 1));
+  StateView s4;
+  ASSERT_TRUE(Snapshot(channel.target(), &s4));
+  EXPECT_EQ(s4.snapshot_builds, s3.snapshot_builds + 1);
+  EXPECT_EQ(s4.logical_aperture, 4u);
+}
+
+// Outside stable mode there are no stable peer keys; the builds count the
+// same way.
+TEST(StableMode, OtherModesShowNoPeerKeys) {
+  auto backends = StartBackends(6);
+  auto addresses = Addresses(backends);
+  TestChannel channel(
+      "smooth-peer-keys",
+      Config("{\"mode\":\"smooth\",\"peerIndex\":0,\"peerCount\":2,"
+             "\"minAperture\":2}"));
+  channel.SetAddresses(addresses);
+  ASSERT_TRUE(WaitForState(channel.target(), [](const StateView& s) {
+    return s.rebuilds == 1;
+  }));
+  channel.SetAddresses(addresses);
+  ASSERT_TRUE(WaitForState(channel.target(), [](const StateView& s) {
+    return s.resolver_updates >= 2;
+  }));
+  StateView s;
+  ASSERT_TRUE(Snapshot(channel.target(), &s));
+  EXPECT_EQ(s.mode, "smooth");
+  EXPECT_EQ(s.peer_keys, "");
+  EXPECT_EQ(s.snapshot_builds, 1u);
+}
+
 // Removing a backend from the resolver moves the members exactly as the
 // plan of the new address list says: a member leaving is replaced where
 // the plan says so; a non-member leaving changes nothing for this client

@@ -5,6 +5,7 @@
 // server identity) pairs, changed = their symmetric difference.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -144,6 +145,91 @@ TEST(SimStable, ChurnGridRowsHaveRatiosAndLoadForEveryMode) {
   EXPECT_LE(st["add_worst_ratio"].num(), 3.0);
   EXPECT_LE(st["load_worst"].num(), 1.05);
   EXPECT_EQ(st["ratio_skipped_cells"].num(), 0);
+}
+
+// Connections per client: the point's mean is its sessions / C in every
+// mode, and stable's mean and max are those of the plan counted here.
+TEST(SimStable, ChurnPointConnectionsPerClient) {
+  const uint32_t n = 20, c = 15, a = 4;
+  auto v = RunJson({"churn", "--servers", "20", "--clients", "15", "--min-aperture", "4",
+                    "--no-grid", "--json"});
+  const auto& modes = v["point"]["modes"];
+  ASSERT_EQ(modes.size(), 8u);
+  for (size_t i = 0; i < modes.size(); i++) {
+    SCOPED_TRACE(modes[i]["mode"].str);
+    EXPECT_NEAR(modes[i]["connections_per_client"].num(), modes[i]["sessions"].num() / c,
+                1e-12);
+    EXPECT_GE(modes[i]["connections_per_client_max"].num(),
+              modes[i]["connections_per_client"].num());
+  }
+  EXPECT_EQ(Mode(modes, "mesh")["connections_per_client_max"].num(), n);
+  EXPECT_EQ(Mode(modes, "mesh")["connections_per_client"].num(), n);
+  const Sessions base = StableSessions(Range(0, n), Range(0, c), a);
+  std::vector<size_t> per_client(c, 0);
+  for (const auto& s : base) per_client[s.first]++;
+  const auto& st = Mode(modes, "stable");
+  EXPECT_NEAR(st["connections_per_client"].num(), static_cast<double>(base.size()) / c, 1e-12);
+  EXPECT_EQ(st["connections_per_client_max"].num(),
+            *std::max_element(per_client.begin(), per_client.end()));
+}
+
+// The grid's worst connections ratio, (sessions / C) / max(A, N / C) over
+// the cells, and the same over the dense cells (C x A / N >= 2), against
+// the point runs of every cell (every mode) and stable's plans counted
+// here.
+TEST(SimStable, ChurnGridConnectionsRatioIsTheWorstCell) {
+  const uint32_t a = 12;
+  auto v = RunJson({"churn", "--servers", "50", "--clients", "10", "--grid-servers", "50,53",
+                    "--grid-clients", "7,11", "--json"});
+  const auto& grid = v["grid"]["modes"];
+  std::map<std::string, double> worst, dense;
+  double stable_worst = 0, stable_dense = 0;
+  size_t dense_cells = 0, cells = 0;
+  for (uint32_t c = 7; c <= 11; c++) {
+    for (uint32_t n = 50; n <= 53; n++) {
+      ++cells;
+      const double floor = std::max<double>(a, static_cast<double>(n) / c);
+      const bool is_dense = static_cast<double>(c) * a / n >= 2;
+      dense_cells += is_dense;
+      auto p = RunJson({"churn", "--servers", std::to_string(n), "--clients",
+                        std::to_string(c), "--no-grid", "--json"});
+      const auto& modes = p["point"]["modes"];
+      for (size_t i = 0; i < modes.size(); i++) {
+        const double r = modes[i]["sessions"].num() / c / floor;
+        worst[modes[i]["mode"].str] = std::max(worst[modes[i]["mode"].str], r);
+        if (is_dense) dense[modes[i]["mode"].str] = std::max(dense[modes[i]["mode"].str], r);
+      }
+      const double r = StableSessions(Range(0, n), Range(0, c), a).size() / double(c) / floor;
+      stable_worst = std::max(stable_worst, r);
+      if (is_dense) stable_dense = std::max(stable_dense, r);
+    }
+  }
+  ASSERT_GT(dense_cells, 0u);
+  ASSERT_LT(dense_cells, cells);  // both kinds of cell in the grid
+  ASSERT_EQ(worst.size(), 8u);
+  for (const auto& kv : worst) {
+    SCOPED_TRACE(kv.first);
+    const auto& m = Mode(grid, kv.first);
+    EXPECT_EQ(m["cells"].num(), cells);
+    EXPECT_NEAR(m["connections_ratio_worst"].num(), kv.second, 1e-12);
+    EXPECT_NEAR(m["connections_ratio_worst_dense"].num(), dense[kv.first], 1e-12);
+  }
+  EXPECT_NEAR(Mode(grid, "stable")["connections_ratio_worst"].num(), stable_worst, 1e-12);
+  EXPECT_NEAR(Mode(grid, "stable")["connections_ratio_worst_dense"].num(), stable_dense, 1e-12);
+  // The window modes hold max(A, N/C) or a little more; mesh holds N.
+  EXPECT_NEAR(Mode(grid, "mesh")["connections_ratio_worst"].num(), 53.0 / 12.0, 1e-12);
+}
+
+// The point's bounds: N x C up to 1,000,000 (so 1000 x 1000) and N^2 x C
+// up to 1.25e9 (the costliest point allowed before, 5000 x 50); beyond
+// either it exits 2 naming the bound.
+TEST(SimStable, ChurnPointSizeCap) {
+  Result r = RunSim({"churn", "--servers", "1000", "--clients", "1001", "--no-grid"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("exceeds 1,000,000"), std::string::npos) << r.err;
+  r = RunSim({"churn", "--servers", "5000", "--clients", "51", "--no-grid"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("exceeds 1,250,000,000"), std::string::npos) << r.err;
 }
 
 TEST(SimStable, PeersRowsHaveRatiosAndStableClientsKeepTheirKeys) {

@@ -940,7 +940,8 @@ TEST(Sim, BadInputExitsTwoWithAMessage) {
       {{"vdc", "--json=1", "--count", "3"}, "--json"},
       {{"placement", "--servers", "1"}, "--servers"},
       // Sizes whose work or memory would be absurd are refused up front.
-      {{"churn", "--servers", "1000", "--clients", "1000"}, "--servers"},
+      {{"churn", "--servers", "1000", "--clients", "1001"}, "--servers"},
+      {{"churn", "--servers", "5000", "--clients", "51"}, "--servers"},
       {{"churn", "--grid-servers", "50,2000", "--grid-clients", "7,2000"}, "--grid-servers"},
       {{"vnodes", "--nodes", "10000", "--vnodes", "4096"}, "--nodes"},
   };

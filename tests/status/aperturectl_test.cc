@@ -86,8 +86,9 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
                          "000000000abc0006"))
       << r.out;
   EXPECT_TRUE(Has(r.out, "resolver_updates 7  rebuilds 1  subchannels created 9 destroyed 2  "
-                         "widenings 11"))
+                         "widenings 11  snapshot_builds 17\n"))
       << r.out;
+  EXPECT_FALSE(Has(r.out, "peer_keys")) << r.out;
   EXPECT_TRUE(Has(r.out, "affinity_sessions 13\n")) << r.out;
   EXPECT_TRUE(Has(r.out, "endpoints 6 (showing 0..5)")) << r.out;
   // Endpoint 1: in the aperture, connecting, 1 outstanding, 101 picks, 1 failure...
@@ -122,6 +123,13 @@ TEST_F(AperturectlTest, PeerDiscoveryIsShown) {
                          "\"dns:///clients.svc:80\",\"peer_fingerprint\":\"00000000c0ffee01\","
                          "\"coordinate_changes\":3"))
       << r.out;
+  EXPECT_TRUE(Has(r.out, "\"widenings\":11,\"snapshot_builds\":17,")) << r.out;
+  EXPECT_TRUE(Has(r.out, ",\"peer_keys\":\"\",")) << r.out;
+  alpha.SetPeerKeys("address");
+  r = Ctl("status " + addr_ + " --json");
+  EXPECT_TRUE(Has(r.out, "\"peer_keys\":\"address\"")) << r.out;
+  r = Ctl("status " + addr_);
+  EXPECT_TRUE(Has(r.out, "  stable peer_keys address\n")) << r.out;
   // Without peer discovery there is no peers line.
   RegisteredInstance beta("dns:///beta.svc:443", 1);
   r = Ctl("status " + addr_ + " --target beta");

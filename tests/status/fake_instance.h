@@ -32,6 +32,12 @@ class RegisteredInstance {
     rebuilds_ = r;
   }
 
+  // Reports how a stable plan keyed the peers ("address", "ordinal").
+  void SetPeerKeys(const std::string &keys) {
+    std::lock_guard<std::mutex> lock(mu_);
+    peer_keys_ = keys;
+  }
+
   // Reports a coordinate found through a peer target.
   void SetPeers(const std::string &target, const std::string &fingerprint, uint64_t changes) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -68,6 +74,8 @@ class RegisteredInstance {
              self->peer_fingerprint_.c_str());
     out->coordinate_changes = self->coordinate_changes_;
     snprintf(out->pick_metric, sizeof out->pick_metric, "%s", self->pick_metric_.c_str());
+    snprintf(out->peer_keys, sizeof out->peer_keys, "%s", self->peer_keys_.c_str());
+    out->snapshot_builds = 17;
     out->last_status = strdup("");
     out->peer_index = 2;
     out->peer_count = 5;
@@ -124,6 +132,7 @@ class RegisteredInstance {
   std::string pick_metric_;  // "" = none reported
   std::string peer_target_, peer_fingerprint_;
   uint64_t coordinate_changes_ = 0;
+  std::string peer_keys_;
   ap_registry_entry *entry_ = nullptr;
 };
 

@@ -105,6 +105,8 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
   EXPECT_EQ(ring->subchannels_created, 9u);
   EXPECT_EQ(ring->subchannels_destroyed, 2u);
   EXPECT_EQ(ring->widenings, 11u);
+  EXPECT_EQ(ring->snapshot_builds, 17u);
+  EXPECT_STREQ(ring->peer_keys, "");
   EXPECT_EQ(ring->affinity_sessions, 13u);
   EXPECT_STREQ(ring->last_status, "");
   EXPECT_EQ(ring->endpoint_count, 6u);

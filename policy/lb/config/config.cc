@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "policy/core/ap_hash_ring.h"
 #include "policy/core/ap_number.h"
+#include "policy/core/ap_stable.h"
 
 #include "policy/lb/coordinate/peer_settings.h"
 
@@ -194,6 +195,14 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
         errors.Add("peerIndex",
                    absl::StrCat("must be less than peerCount (", count,
                                 "), got ", index));
+      } else if (s.mode == AP_MODE_STABLE && count > AP_STABLE_MAX_CLIENTS) {
+        // Every client plans the whole service: about 1 KiB per client at
+        // the peak of a build (ap_stable.h).
+        errors.Add("peerCount",
+                   absl::StrCat("must be at most ", AP_STABLE_MAX_CLIENTS,
+                                " in stable mode (every client computes the "
+                                "whole service's plan), got ",
+                                count));
       } else {
         s.has_coordinate = true;
         s.peer_index = static_cast<uint32_t>(index);

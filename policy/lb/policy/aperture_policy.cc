@@ -312,7 +312,22 @@ absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
   const ApertureSettings& settings = config_->settings();
   Coordinate coordinate =
       peers_->ResolveLocked(ConfigCoordinate(settings), args_);
-  auto built = BuildRingSnapshot(membership_.Members(), settings, coordinate,
+  std::vector<EffectiveMember> members = membership_.Members();
+  // Nothing the snapshot reads changed (a re-resolution with the same
+  // answer, a config change that leaves the ring alone): keep the ring,
+  // build nothing, refresh only what depends on more than the ring.
+  if (ring_ != nullptr &&
+      RingInputKey(members, settings, coordinate, ProcessRandomSeed()) ==
+          ring_->input_key()) {
+    APERTURE_TRACE("[aperture %p] %s: ring inputs unchanged, no rebuild",
+                   this, reason);
+    last_status_ = RingStatusNote(*ring_);
+    RecomputeApertureLocked(reason);
+    if (active_) ConnectIdleEndpoints(endpoints_);
+    return absl::OkStatus();
+  }
+  publisher_->counters().snapshot_builds.fetch_add(1);
+  auto built = BuildRingSnapshot(std::move(members), settings, coordinate,
                                  ProcessRandomSeed());
   if (!built.ok()) return EnterTransientFailureLocked(built.status(), true);
   if ((*built)->key() != ring_key_ || ring_ == nullptr) {

@@ -44,6 +44,56 @@ std::string RingStatusNote(const RingSnapshot& ring) {
   return note;
 }
 
+namespace {
+
+uint64_t HashString(const std::string& s, uint64_t seed) {
+  return ap_hash64(s.data(), s.size(), seed);
+}
+
+}  // namespace
+
+uint64_t RingInputKey(const std::vector<EffectiveMember>& members,
+                      const ApertureSettings& settings,
+                      const Coordinate& coordinate,
+                      uint64_t fallback_random_seed) {
+  // Members: one hash each, sorted, so the resolver's order does not count
+  // (the snapshot orders them itself).
+  std::vector<uint64_t> each;
+  each.reserve(members.size());
+  for (const EffectiveMember& m : members) {
+    uint64_t h = HashString(m.address, 11);
+    h = ap_mix64(h ^ ap_hash64(&m.weight, sizeof(m.weight), 12));
+    h = ap_mix64(h ^ (m.draining ? 0x5bd1e995u : 0x27d4eb2fu));
+    h = ap_mix64(h ^ HashString(m.server_address.ToString(), 13));
+    each.push_back(h);
+  }
+  std::sort(each.begin(), each.end());
+  uint64_t key = ap_hash64(each.data(), each.size() * sizeof(uint64_t), 14);
+  const uint64_t fields[12] = {
+      static_cast<uint64_t>(settings.mode),
+      settings.min_aperture,
+      settings.has_random_seed ? 1u : 0u,
+      settings.random_seed,
+      settings.has_min_ready ? 1u : 0u,
+      settings.min_ready,
+      fallback_random_seed,
+      coordinate.known ? 1u : 0u,
+      coordinate.peer_index,
+      coordinate.peer_count,
+      static_cast<uint64_t>(coordinate.source),
+      coordinate.stale ? 1u : 0u};
+  key = ap_mix64(key ^ ap_hash64(fields, sizeof(fields), 15));
+  key = ap_mix64(key ^ HashString(coordinate.note, 16));
+  if (coordinate.peers != nullptr) {
+    uint64_t peers = ap_mix64(coordinate.peers->size() + 17);
+    for (const std::string& peer : *coordinate.peers) {
+      peers = ap_mix64(peers ^ HashString(peer, 18));
+    }
+    key = ap_mix64(key ^ peers);
+  }
+  return key;
+}
+
 absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
     std::vector<EffectiveMember> members, const ApertureSettings& settings,
     const Coordinate& coordinate, uint64_t fallback_random_seed) {
@@ -52,6 +102,8 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
     return absl::UnavailableError(
         "aperture: no endpoint left in the membership");
   }
+  const uint64_t input_key =
+      RingInputKey(members, settings, coordinate, fallback_random_seed);
   // The ring order depends on the addresses only, not on the resolver's.
   std::vector<const char*> pointers(n);
   for (size_t i = 0; i < n; ++i) pointers[i] = members[i].address.c_str();
@@ -62,6 +114,7 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
         absl::StrCat("aperture: cannot order endpoints: ", err.message));
   }
   std::unique_ptr<RingSnapshot> s(new RingSnapshot());
+  s->input_key_ = input_key;
   s->fingerprint_ = ap_order_fingerprint(pointers.data(), order.data(), n);
   s->members_.reserve(n);
   std::vector<double> weights(n);
@@ -103,6 +156,7 @@ absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
     stable = std::move(*built);
     params.stable_plan = stable.plan.get();
     s->stable_peers_by_address_ = stable.peers_by_address;
+    s->stable_plan_built_ = true;
     peer_keys_hash = ap_hash64(stable.peer_keys.data(),
                                stable.peer_keys.size() * sizeof(uint64_t), 3);
   }

@@ -58,6 +58,16 @@ class RingSnapshot {
   // Stable mode: true when the plan keyed the peers by their peer-list
   // entries, false when by their ordinals (or in another mode).
   bool stable_peers_by_address() const { return stable_peers_by_address_; }
+  // How the stable plan keyed the peers: "address" (their peer-list
+  // entries), "ordinal" (their indices), or "" when no plan was built
+  // (another mode, or no coordinate).
+  const char* stable_peer_keys() const {
+    if (!stable_plan_built_) return "";
+    return stable_peers_by_address_ ? "address" : "ordinal";
+  }
+  // RingInputKey() of the arguments this snapshot was built from: equal
+  // keys mean a new build would give the same snapshot.
+  uint64_t input_key() const { return input_key_; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<const RingSnapshot>> BuildRingSnapshot(
@@ -76,7 +86,22 @@ class RingSnapshot {
   uint64_t key_ = 0;
   uint32_t min_ready_ = 1;
   bool stable_peers_by_address_ = false;
+  bool stable_plan_built_ = false;
+  uint64_t input_key_ = 0;
 };
+
+// A 64-bit key of everything BuildRingSnapshot() reads: each member's
+// address, weight, draining flag and resolver entry (ServerAddress, with
+// its attributes), whatever their order; the settings it uses (mode,
+// minAperture, randomSeed, minReady); the coordinate (index, count,
+// source, note, staleness, the peer list's entries); and
+// `fallback_random_seed`. O(N + peers) hashing, no allocation of size N
+// beyond one vector of hashes; computed before a build so that an
+// unchanged update builds nothing.
+uint64_t RingInputKey(const std::vector<EffectiveMember>& members,
+                      const ApertureSettings& settings,
+                      const Coordinate& coordinate,
+                      uint64_t fallback_random_seed);
 
 // Orders `members` (in any order, no duplicate addresses) by address with
 // the core's agreed order, builds the ring from their weights and computes

@@ -71,6 +71,9 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
            s.fingerprint.c_str());
   out->resolver_updates = counters_.resolver_updates.load();
   out->rebuilds = counters_.rebuilds.load();
+  out->snapshot_builds = counters_.snapshot_builds.load();
+  snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
+           s.ring != nullptr ? s.ring->stable_peer_keys() : "");
   out->subchannels_created = counters_.subchannels_created.load();
   out->subchannels_destroyed = counters_.subchannels_destroyed.load();
   out->widenings = counters_.widenings.load();

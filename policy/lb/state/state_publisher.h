@@ -21,6 +21,10 @@ namespace aperture_lb {
 struct LiveCounters {
   std::atomic<uint64_t> resolver_updates{0};
   std::atomic<uint64_t> rebuilds{0};
+  // Ring snapshots computed (in stable mode each with its plan), whether
+  // or not the result differed from the previous one; an update whose
+  // inputs are unchanged computes none.
+  std::atomic<uint64_t> snapshot_builds{0};
   std::atomic<uint64_t> subchannels_created{0};
   std::atomic<uint64_t> subchannels_destroyed{0};
   std::atomic<uint64_t> widenings{0};
