@@ -17,9 +17,9 @@
  * Either way the DNS scenarios' server is dnsmasq (fleet_dnsmasq.h), and
  * the JSON report starts with the network, the DNS server and its query
  * count, and the hosts (name and address of every server and client).
- * This file holds the flags, the scenario table (kScenarios, one row per
- * scenario: fleet_scenario.h) and the shared run loop; each scenario lives
- * in its own file. The timeline scenarios (balance, multi-service,
+ * This file holds the scenario table (kScenarios, one row per scenario:
+ * fleet_scenario.h) and the shared run loop; the flags are read in
+ * fleet_flags.c; each scenario lives in its own file. The timeline scenarios (balance, multi-service,
  * slow-backend, kill, churn, restart, remove, throughput: fleet_<name>.h)
  * run one fleet per mode through fleet_timeline.h and share one report
  * with churn-grid (fleet_churn_grid.h), which measures one removal and one
@@ -41,7 +41,7 @@
  * ten servers of unequal capacity (CPU work per call, ORCA trailers) for
  * round_robin and each aperture pickMetric, with the fleet report's
  * runs[] rows plus pick_metric and the servers' utilization; not in `all`.
- * memory bound; it is not part of `all`. gray (fleet_gray.h) makes one of
+ * gray (fleet_gray.h) makes one of
  * four servers fail without closing its connections (--faults: freeze,
  * link-down, partition, no-answer, slow) for --fault-s and measures, per
  * fault and mode, failures, latency and how soon the server loses and
@@ -70,6 +70,7 @@
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_deploy.h"
 #include "interop/fleet/fleet_dnsmasq.h"
+#include "interop/fleet/fleet_flags.h"
 #include "interop/fleet/fleet_gray.h"
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
@@ -96,10 +97,7 @@ typedef struct runner {
   char server_bin[4096];
   char client_bin[4096];
   char out_dir[4096];
-  fleet_args a; /* what the scenarios read */
-  int json;
-  const char *svg_path;
-  const char *network; /* --network: "loopback" or "netns" */
+  fleet_cli cli; /* the flags; cli.a is what the scenarios read */
 } runner;
 
 static void on_signal(int sig) {
@@ -296,10 +294,10 @@ static void write_json(FILE *f, const fleet_scenario *sc, const fleet_output *ou
 static int finish(const runner *rn, int failed, const fleet_scenario *sc, const fleet_output *out) {
   char svg[4300];
   const char *wd = getenv("BUILD_WORKING_DIRECTORY"); /* set by bazel run */
-  if (rn->svg_path && (rn->svg_path[0] == '/' || wd == NULL)) {
-    snprintf(svg, sizeof(svg), "%s", rn->svg_path);
+  if (rn->cli.svg_path && (rn->cli.svg_path[0] == '/' || wd == NULL)) {
+    snprintf(svg, sizeof(svg), "%s", rn->cli.svg_path);
   } else { /* relative to where `bazel run` was typed, not to the runfiles */
-    snprintf(svg, sizeof(svg), "%s/%s", wd ? wd : ".", rn->svg_path ? rn->svg_path : "fleet.svg");
+    snprintf(svg, sizeof(svg), "%s/%s", wd ? wd : ".", rn->cli.svg_path ? rn->cli.svg_path : "fleet.svg");
   }
   char report[4300];
   snprintf(report, sizeof(report), "%s/report.json", rn->out_dir);
@@ -308,7 +306,7 @@ static int finish(const runner *rn, int failed, const fleet_scenario *sc, const 
     write_json(rf, sc, out);
     fclose(rf);
   }
-  if (rn->json) {
+  if (rn->cli.json) {
     write_json(stdout, sc, out);
   } else {
     long queries = 0;
@@ -317,7 +315,7 @@ static int finish(const runner *rn, int failed, const fleet_scenario *sc, const 
            dns ? dns : "none", queries, io_fleet_net_hosts(NULL, 0));
     sc->table(stdout, out);
   }
-  FILE *where = rn->json ? stderr : stdout;
+  FILE *where = rn->cli.json ? stderr : stdout;
   if (out->n_runs == 0) { /* churn-grid alone, or a report of its own: nothing to chart */
     fprintf(where, "logs: %s\n", rn->out_dir);
   } else if (io_fleet_report_svg(svg, out->runs, out->n_runs) != 0) {
@@ -327,127 +325,6 @@ static int finish(const runner *rn, int failed, const fleet_scenario *sc, const 
     fprintf(where, "chart: %s\nlogs: %s\n", svg, rn->out_dir);
   }
   return failed ? 1 : 0;
-}
-
-/* --- the flags --- */
-
-static void usage(void) {
-  fprintf(stderr, "usage: fleet [--scenario ");
-  for (int s = 0; s < N_SCENARIOS; s++) fprintf(stderr, "%s%s", s ? "|" : "", kScenarios[s].name);
-  fprintf(stderr,
-          "]\n"
-          "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
-          "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
-          "             [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]\n"
-          "             [--network loopback|netns]\n"
-          "network: loopback (default) or netns (root: a namespace per server and client)\n"
-          "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
-          "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
-          "xds: churn-grid with EDS instead of DNS; points default " FLEET_XDS_DEFAULT_POINTS ", modes " FLEET_XDS_DEFAULT_MODES "\n"
-          "deploy: every server replaced in turn at a new address (--servers 8, --clients 4, --min-aperture 3, --rate 50); modes " FLEET_DEPLOY_DEFAULT_MODES "\n"
-          "affinity: per-key owners for --affinity " FLEET_AFFINITY_DEFAULT_KINDS " (--servers, --clients, --min-aperture, --rate)\n"
-          "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
-          "unequal: 10 servers, capacities 1 x8, 0.5, 0.25; round_robin and each pickMetric of the\n"
-          "         aperture modes (default " FLEET_UNEQUAL_DEFAULT_MODES "); [--duration-s S] per run (default 20)\n"
-          "gray: [--faults " FLEET_GRAY_DEFAULT_FAULTS "] [--calls N] (per run, default 20000)\n"
-          "      [--fault-s S] (default 10); modes " FLEET_GRAY_DEFAULT_MODES "\n"
-          "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
-}
-
-/* A --modes list: an unknown mode is a usage error, found before anything
- * starts. */
-static int check_modes(const char *v) {
-  for (const char *m = v; *m;) {
-    size_t len = strcspn(m, ",");
-    if (io_fleet_mode_find(m, len) == NULL) {
-      fprintf(stderr, "flag --modes: unknown mode '%.*s'\n", (int)len, m);
-      usage();
-      return -1;
-    }
-    m += len + (m[len] == ',');
-  }
-  return 0;
-}
-
-/* Reads the flags into rn, *scenario and *out_dir. Returns -1 to go on,
- * else the exit status (0 after --help, 2 on a usage error). */
-static int parse_flags(int argc, char **argv, runner *rn, const char **scenario,
-                       const char **out_dir) {
-  fleet_args *a = &rn->a;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    int r;
-    char err[200];
-    if ((r = io_flag_match(argc, argv, &i, "scenario", &v)) != 0) {
-      if (r < 0) return 2;
-      *scenario = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "modes", &v)) != 0) {
-      if (r < 0 || check_modes(v) != 0) return 2;
-      a->modes = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "points", &v)) != 0) {
-      if (r < 0) return 2;
-      fleet_churn_point check[FLEET_CHURN_MAX_POINTS];
-      if (io_fleet_churn_parse_points(v, check, FLEET_CHURN_MAX_POINTS, err, sizeof(err)) < 0) {
-        fprintf(stderr, "flag %s\n", err);
-        return 2;
-      }
-      a->points = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "affinity", &v)) != 0) {
-      if (r < 0) return 2;
-      if (io_fleet_affinity_check_kinds(v, err, sizeof(err)) != 0) {
-        fprintf(stderr, "flag --affinity: %s\n", err);
-        return 2;
-      }
-      a->affinity = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "faults", &v)) != 0) {
-      if (r < 0) return 2;
-      a->faults = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "calls", &v)) != 0) {
-      if (r < 0 || io_flag_long("calls", v, 100, 100000000, &a->calls) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "fault-s", &v)) != 0) {
-      if (r < 0 || io_flag_double("fault-s", v, 0.2, 120, &a->fault_s) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {
-      if (r < 0) return 2;
-      rn->svg_path = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "network", &v)) != 0) {
-      if (r < 0) return 2;
-      if (strcmp(v, "loopback") != 0 && strcmp(v, "netns") != 0) {
-        fprintf(stderr, "flag --network: unknown network '%s' (loopback or netns)\n", v);
-        usage();
-        return 2;
-      }
-      rn->network = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "out-dir", &v)) != 0) {
-      if (r < 0) return 2;
-      *out_dir = v;
-    } else if ((r = io_flag_match(argc, argv, &i, "servers", &v)) != 0) {
-      if (r < 0 || io_flag_long("servers", v, 1, FLEET_MAX_SERVERS - 1, &a->servers) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "clients", &v)) != 0) {
-      if (r < 0 || io_flag_long("clients", v, 1, FLEET_TIMELINE_MAX_CLIENTS / FLEET_MAX_SERVICES, &a->clients) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "min-aperture", &v)) != 0) {
-      if (r < 0 || io_flag_long("min-aperture", v, 1, 1000000, &a->min_aperture) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "grace-ms", &v)) != 0) {
-      if (r < 0 || io_flag_long("grace-ms", v, 0, 86400000, &a->grace_ms) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "concurrency", &v)) != 0) {
-      if (r < 0 || io_flag_long("concurrency", v, 1, 1000, &a->concurrency) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "rate", &v)) != 0) {
-      if (r < 0 || io_flag_double("rate", v, 1, 100000, &a->rate) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "rss-bound-kib", &v)) != 0) {
-      if (r < 0 || io_flag_long("rss-bound-kib", v, 1, 16777216, &a->rss_bound_kib) != 0) return 2;
-    } else if ((r = io_flag_match(argc, argv, &i, "duration-s", &v)) != 0) {
-      if (r < 0 || io_flag_double("duration-s", v, 0.5, 600, &a->duration_s) != 0) return 2;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      rn->json = 1;
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage();
-      return 0;
-    } else {
-      fprintf(stderr, "fleet: unknown argument '%s'\n", argv[i]);
-      usage();
-      return 2;
-    }
-  }
-  return -1;
 }
 
 /* --- the runner --- */
@@ -481,23 +358,24 @@ static int make_out_dir(runner *rn, const char *out_dir) {
 
 int main(int argc, char **argv) {
   static runner rn;
-  rn.a.grace_ms = -1;
-  const char *scenario = NULL; /* NULL: the default run (kDefaultRun) */
-  const char *out_dir = NULL;
-  int rc = parse_flags(argc, argv, &rn, &scenario, &out_dir);
+  static const char *names[N_SCENARIOS];
+  for (int s = 0; s < N_SCENARIOS; s++) names[s] = kScenarios[s].name;
+  rn.cli.a.grace_ms = -1;
+  int rc = io_fleet_parse_flags(argc, argv, names, N_SCENARIOS, &rn.cli);
   if (rc >= 0) return rc;
+  const char *scenario = rn.cli.scenario; /* NULL: the default run (kDefaultRun) */
   const fleet_scenario *sc = scenario == NULL ? &kDefault : find_scenario(scenario);
   if (sc == NULL) {
     fprintf(stderr, "flag --scenario: unknown scenario '%s'\n", scenario);
-    usage();
+    io_fleet_usage(names, N_SCENARIOS);
     return 2;
   }
   char err[300];
-  if (rn.network != NULL && strcmp(rn.network, "netns") == 0 && sc->run == io_fleet_xds_scenario) {
+  if (rn.cli.network != NULL && strcmp(rn.cli.network, "netns") == 0 && sc->run == io_fleet_xds_scenario) {
     fprintf(stderr, "flag --network: xds needs --network loopback (its control plane runs in the runner's namespace)\n");
     return 2;
   }
-  if (sc->check != NULL && sc->check(&rn.a, err, sizeof(err)) != 0) {
+  if (sc->check != NULL && sc->check(&rn.cli.a, err, sizeof(err)) != 0) {
     fprintf(stderr, "%s\n", err);
     return 2;
   }
@@ -517,9 +395,9 @@ int main(int argc, char **argv) {
   atexit(io_fleet_net_close); /* runs last: after every process is stopped */
   atexit(io_proc_kill_all);
 
-  if (make_out_dir(&rn, out_dir) != 0) return 1;
+  if (make_out_dir(&rn, rn.cli.out_dir) != 0) return 1;
   io_fleet_dnsmasq_set_dir(rn.out_dir);
-  if (rn.network != NULL && strcmp(rn.network, "netns") == 0) {
+  if (rn.cli.network != NULL && strcmp(rn.cli.network, "netns") == 0) {
     if (io_fleet_netns_open(err, sizeof(err)) != 0 || io_fleet_net_use(&io_fleet_net_netns) != 0) {
       fprintf(stderr, "fleet: %s\n", err);
       io_fleet_net_use(&io_fleet_net_netns); /* so that exit removes what was made */
@@ -527,20 +405,20 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "fleet: network netns: namespaces %s*\n", io_fleet_netns_prefix());
   }
-  rn.a.server_bin = rn.server_bin;
-  rn.a.client_bin = rn.client_bin;
-  rn.a.out_dir = rn.out_dir;
-  rn.a.have_aperture = client_has_aperture(rn.client_bin);
-  if (!rn.a.have_aperture) {
+  rn.cli.a.server_bin = rn.server_bin;
+  rn.cli.a.client_bin = rn.client_bin;
+  rn.cli.a.out_dir = rn.out_dir;
+  rn.cli.a.have_aperture = client_has_aperture(rn.client_bin);
+  if (!rn.cli.a.have_aperture) {
     fprintf(stderr, "fleet: the aperture policy is not linked into the client; comparing gRPC's own policies only\n");
   }
-  if (sc->needs_aperture && !rn.a.have_aperture) {
+  if (sc->needs_aperture && !rn.cli.a.have_aperture) {
     fprintf(stderr, "fleet: %s needs the aperture policy in the client\n", sc->name);
     return 1;
   }
   static fleet_run runs[MAX_RUNS];
   static fleet_churn_row churn[MAX_CHURN_ROWS];
   fleet_output out = {runs, 0, MAX_RUNS, churn, 0, MAX_CHURN_ROWS, NULL, 0};
-  int failed = sc->run(sc->def, &rn.a, &out) != 0;
+  int failed = sc->run(sc->def, &rn.cli.a, &out) != 0;
   return finish(&rn, failed, sc, &out);
 }
