@@ -46,8 +46,16 @@ TEST(PickerConcurrency, CountersStayExactAcrossThreads) {
   }
   ap_pick_table* table = nullptr;
   ASSERT_EQ(ap_pick_table_create(kWeights, kEndpoints, &table, nullptr), AP_OK);
+  // Counters, not health: one call in 7 fails below, and a run of failures
+  // on one endpoint would eject it (ap_health.h) and starve it for the
+  // rest of this short test, so ejection and stuck detection are off.
+  ap_health_config no_health_checks;
+  ap_health_config_init(&no_health_checks);
+  no_health_checks.eject_after_failures = 0;
+  no_health_checks.stuck_call_ms = 0;
   aperture_lb::AperturePicker picker(std::move(slots),
-                                     aperture_lb::PickTablePtr(table), 2);
+                                     aperture_lb::PickTablePtr(table), 2, nullptr,
+                                     no_health_checks);
 
   std::vector<Tally> tallies(kThreads);
   std::vector<std::thread> threads;
