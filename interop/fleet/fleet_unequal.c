@@ -76,7 +76,7 @@ static void end(fleet_timeline_fleet *f, void *state) {
  * server's share of the calls over its share of the capacity. */
 static void figures(fleet_timeline_fleet *f) {
   fleet_run *r = f->r;
-  double util[FLEET_UNEQUAL_SERVERS];
+  double util[FLEET_UNEQUAL_SERVERS] = {0};
   int n = 0;
   double calls = 0, capacity = 0;
   for (int i = 0; i < r->n_servers && i < FLEET_UNEQUAL_SERVERS; i++) {
