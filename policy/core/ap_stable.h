@@ -24,10 +24,11 @@
  * Shares (the load each client sends each member) come from matrix scaling
  * (Sinkhorn) of the membership matrix: every client sends the same total
  * and every endpoint's expected load is proportional to its weight, so
- * membership never unbalances load. The scaling stops when every endpoint's
- * load is within AP_STABLE_TOLERANCE of its target, when the error stops
- * falling, or after AP_STABLE_MAX_ROUNDS rounds; ap_stable_plan_load_max()
- * reports the balance reached.
+ * membership never unbalances load. The scaling stops when no endpoint's
+ * load exceeds its target by more than AP_STABLE_TOLERANCE (endpoints
+ * below their targets are not waited for), when that excess stops
+ * falling, or after AP_STABLE_MAX_ROUNDS rounds;
+ * ap_stable_plan_load_max() reports the balance reached.
  *
  * A plan is immutable after creation and safe to read from any thread.
  *
@@ -58,7 +59,8 @@
  *   right (w = 1 when weights is NULL); u_k = 1 / (members of k), v_s = 1;
  *   mark = +infinity. For round r = 0, 1, ...:
  *     col_s = sum of u_k over the clients k having s as a member;
- *     err = max over s of |col_s * v_s / target_s - 1|;  rounds = r;
+ *     err = max(0, max over s of (col_s * v_s / target_s - 1));
+ *     rounds = r;
  *     stop if err <= AP_STABLE_TOLERANCE or r >= AP_STABLE_MAX_ROUNDS;
  *     if r is a multiple of 16: stop if mark - err < 0.01 * mark, and then
  *       mark = err;

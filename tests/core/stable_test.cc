@@ -187,6 +187,17 @@ TEST(StablePlan, ExpectedLoadIsBalancedOverAGrid) {
     }
 }
 
+// The scaling stops once no endpoint is above its target by more than the
+// tolerance. This fleet has endpoints that fill only asymptotically: a stop
+// rule that also waited for every endpoint below its target ran all
+// AP_STABLE_MAX_ROUNDS (500) rounds here; the one-sided rule takes 35.
+TEST(StablePlan, ScalingStopsOnceNoEndpointIsOverTarget) {
+  Plan plan = MakePlan(Keys(1u << 24, 20000), Keys(0, 2000), 12);
+  ASSERT_NE(plan, nullptr);
+  EXPECT_LE(ap_stable_plan_load_max(plan.get()), 1 + AP_STABLE_TOLERANCE + 1e-9);
+  EXPECT_LT(ap_stable_plan_rounds(plan.get()), 100u);
+}
+
 TEST(StablePlan, WeightedEndpointsGetLoadInProportion) {
   std::vector<double> weights;
   for (size_t s = 0; s < 60; ++s) weights.push_back(s % 3 == 0 ? 2.0 : 1.0);
