@@ -158,8 +158,9 @@ TEST(StablePlan, RowsAreSortedUniqueAtLeastAAndSharesSumToOne) {
   }
 }
 
-// Every endpoint's expected load (clients sending 1 each, split by share)
-// is within the tolerance of its target, recomputed here from the shares.
+// No endpoint's expected load (clients sending 1 each, split by share) is
+// above its target by more than the tolerance (the stop rule is one-sided),
+// recomputed here from the shares.
 void ExpectBalanced(const ap_stable_plan *plan, size_t n, size_t c,
                     const std::vector<double> &weights, double tolerance) {
   std::vector<double> load(n, 0.0);
