@@ -19,7 +19,9 @@
  * clockwise from its own point on the server ring. Shares: Sinkhorn
  * scaling toward equal client totals and equal server loads (tolerance
  * 1e-4, 2000 rounds).
- * The "stable" rows are ap_stable_plan_create()'s plan on the same keys.
+ * The "stable" rows are ap_stable_plan_create()'s plan on the same keys;
+ * the "walkdef" rows are stable's walk with covers only where walks fall
+ * short (build_walk_deficit()).
  *
  * Keys are the identities' ordinals (ap_stable_ordinal_key), as in every
  * other verb. Measures, per fleet N x C: connections per client (mean, max)
@@ -338,10 +340,96 @@ static void build_stable(const params *p, const uint32_t *sid, uint32_t n,
   free(ck);
 }
 
+/* Variant "walk+deficit": stable's walk (A consecutive servers from the
+ * client's point 0 on the server ring), and covers only where walks fall
+ * short: server s, walked by w_s clients, takes max(0, R_s - w_s) more,
+ * the first distinct clients clockwise from its point on the client ring
+ * that do not walk it; R_s is stable's cover count (1 or 2 by a coin). */
+static void build_walk_deficit(const params *p, const uint32_t *sid, uint32_t n,
+                               const uint32_t *cid, uint32_t c, fleet *f) {
+  const uint32_t a = p->a < n ? p->a : n;
+  uint64_t *ek = malloc(n * sizeof(uint64_t)), *ck = malloc(c * sizeof(uint64_t));
+  pt *sring = malloc(n * sizeof(pt));
+  for (uint32_t s = 0; s < n; s++) {
+    ek[s] = ap_stable_ordinal_key(sid[s]);
+    sring[s] = (pt){ap_stable_endpoint_point(ek[s]), s};
+  }
+  qsort(sring, n, sizeof(pt), pt_less);
+  for (uint32_t i = 0; i < c; i++) ck[i] = ap_stable_ordinal_key(cid[i]);
+  uint64_t *out = malloc(((size_t)c * a + 2 * (size_t)n + 1) * sizeof(uint64_t));
+  size_t total = 0;
+  uint32_t *w = calloc(n, sizeof(uint32_t));
+  for (uint32_t i = 0; i < c; i++) {
+    const uint64_t pos = ap_stable_client_point(ck[i], 0);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (sring[mid].pos < pos) lo = mid + 1; else hi = mid;
+    }
+    size_t at = lo == n ? 0 : lo;
+    for (uint32_t k = 0; k < a; k++) {
+      const uint32_t s = sring[at].who;
+      out[total++] = (uint64_t)i << 32 | s;
+      w[s]++;
+      at = at + 1 == n ? 0 : at + 1;
+    }
+  }
+  const size_t walks = total;
+  /* walkers per server, to skip them when covering */
+  uint32_t *wstart = calloc(n + 1, sizeof(uint32_t)), *wlist = malloc((walks + 1) * sizeof(uint32_t));
+  for (size_t q = 0; q < walks; q++) wstart[(uint32_t)out[q] + 1]++;
+  for (uint32_t s = 0; s < n; s++) wstart[s + 1] += wstart[s];
+  uint32_t *fill = malloc((n + 1) * sizeof(uint32_t));
+  memcpy(fill, wstart, (n + 1) * sizeof(uint32_t));
+  for (size_t q = 0; q < walks; q++) wlist[fill[(uint32_t)out[q]]++] = (uint32_t)(out[q] >> 32);
+  const size_t cp = (size_t)c * POINTS;
+  pt *ring = malloc(cp * sizeof(pt));
+  for (uint32_t i = 0; i < c; i++)
+    for (uint32_t v = 0; v < POINTS; v++)
+      ring[i * POINTS + v] = (pt){ap_stable_client_point(ck[i], v), i};
+  qsort(ring, cp, sizeof(pt), pt_less);
+  for (uint32_t s = 0; s < n; s++) {
+    uint32_t r = ap_stable_cover_count(ek[s]);
+    if (r > c) r = c;
+    if (w[s] >= r) continue;
+    uint32_t need = r - w[s], got = 0, chosen[2];
+    const uint64_t pos = ap_stable_endpoint_point(ek[s]);
+    size_t lo = 0, hi = cp;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (ring[mid].pos < pos) lo = mid + 1; else hi = mid;
+    }
+    size_t at = lo == cp ? 0 : lo;
+    for (size_t steps = 0; got < need && steps < cp; steps++) {
+      const uint32_t who = ring[at].who;
+      int skip = 0;
+      for (uint32_t q = wstart[s]; q < wstart[s + 1]; q++) skip |= wlist[q] == who;
+      for (uint32_t q = 0; q < got; q++) skip |= chosen[q] == who;
+      if (!skip) {
+        chosen[got++] = who;
+        out[total++] = (uint64_t)who << 32 | s;
+      }
+      at = at + 1 == cp ? 0 : at + 1;
+    }
+  }
+  finish(f, out, total, sid, cid, n, c);
+  free(ek);
+  free(ck);
+  free(sring);
+  free(out);
+  free(w);
+  free(wstart);
+  free(wlist);
+  free(fill);
+  free(ring);
+}
+
 static void build(const params *p, const uint32_t *sid, uint32_t n, const uint32_t *cid,
                   uint32_t c, fleet *f) {
   if (p->variant == 0)
     build_covers(p, sid, n, cid, c, f);
+  else if (p->variant == 2)
+    build_walk_deficit(p, sid, n, cid, c, f);
   else
     build_stable(p, sid, n, cid, c, f);
 }
@@ -512,9 +600,9 @@ int io_sim_verb_covers(int argc, char **argv) {
   if ((gs.n != 0 && gs.n != 2) || (gc.n != 0 && gc.n != 2) ||
       (gs.n == 2) != (gc.n == 2))
     return io_sim_args_fail("covers", kUsage, "--grid-servers and --grid-clients take LO,HI");
-  for (int variant = 0; variant < 2; variant++) {
+  for (int variant = 0; variant < 3; variant++) {
     const params p = {rmin, capf, exf, floorf, slack, a, variant};
-    const char *name = variant == 0 ? "covers" : "stable";
+    const char *name = variant == 0 ? "covers" : variant == 1 ? "stable" : "walkdef";
     if (gs.n == 0) {
       cell x;
       run_cell(&p, servers, clients, positions, deploy, &x);
