@@ -550,13 +550,14 @@ static void run_cell(const params *p, uint32_t n, uint32_t c, uint32_t positions
   free(tmp);
 }
 
+/* json: 0 text, 1 the first JSON row, 2 and up a later one (comma first). */
 static void print_cell(const char *name, uint32_t n, uint32_t c, const cell *x, int json) {
   if (json)
-    printf("{\"variant\":\"%s\",\"servers\":%u,\"clients\":%u,\"connections_per_client\":%.4f,"
+    printf("%s{\"variant\":\"%s\",\"servers\":%u,\"clients\":%u,\"connections_per_client\":%.4f,"
            "\"connections_per_client_max\":%.0f,\"connections_ratio\":%.4f,"
            "\"busiest_over_mean\":%.4f,\"load\":%.6f,\"server_remove\":%.4f,"
-           "\"server_add\":%.4f,\"client_join\":%.4f,\"client_leave\":%.4f,\"deploy\":%.4f}\n",
-           name, n, c, x->conn_mean, x->conn_max, x->conn_mean / x->floor,
+           "\"server_add\":%.4f,\"client_join\":%.4f,\"client_leave\":%.4f,\"deploy\":%.4f}",
+           json > 1 ? "," : "", name, n, c, x->conn_mean, x->conn_max, x->conn_mean / x->floor,
            x->conn_max / x->conn_mean, x->load, x->srem, x->sadd, x->cjoin, x->cleave,
            x->deploy);
   else
@@ -606,7 +607,9 @@ int io_sim_verb_covers(int argc, char **argv) {
     if (gs.n == 0) {
       cell x;
       run_cell(&p, servers, clients, positions, deploy, &x);
-      print_cell(name, servers, clients, &x, json);
+      if (json && variant == 0) printf("{\"rows\":[");
+      print_cell(name, servers, clients, &x, json ? 1 + variant : 0);
+      if (json && variant == 2) printf("]}\n");
       continue;
     }
     cell worst;
