@@ -77,9 +77,12 @@ int64_t ap_load_call_start(ap_load_state *s) {
   if (s == NULL) return 0;
   const uint64_t before =
       __atomic_fetch_add(&s->started, 1, __ATOMIC_RELAXED);
-  /* The line is ours after the add: this load costs next to nothing. */
+  /* The line is ours after the add: this load costs next to nothing. It
+   * may already count the end of a call started after this one's add
+   * (started and ended are two words): then the calls in flight before
+   * were at most that few, and 0 is the answer. */
   const uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_RELAXED);
-  return (int64_t)(before - ended);
+  return before > ended ? (int64_t)(before - ended) : 0;
 }
 
 int ap_load_call_end(ap_load_state *s) {

@@ -120,8 +120,8 @@ int64_t ap_load_now_ns(void);
 int64_t ap_load_coarse_now_ns(void);
 
 /* A call started: calls started + 1 (one atomic add). Returns the calls
- * in flight before it (0 for NULL, which is ignored). Not after
- * ap_load_release(). */
+ * in flight before it, never negative (0 for NULL, which is ignored). Not
+ * after ap_load_release(). */
 int64_t ap_load_call_start(ap_load_state *s);
 
 /* A call that started at start_ns finished at now_ns: the latency

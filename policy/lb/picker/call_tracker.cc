@@ -4,12 +4,12 @@ namespace aperture_lb {
 
 CallTracker::CallTracker(EndpointCounters* counters,
                          const ap_health_config& health, ap_pick_metric metric)
-    : counters_(counters), health_(health), metric_(metric) {
-  const int64_t before = counters_->BeginCall();
-  if (before <= 0) {
-    ap_health_on_start(counters_->health, before, ap_health_now_ms());
-  }
-}
+    : counters_(counters),
+      health_(health),
+      metric_(metric),
+      // The pick's one atomic add; the health clock waits for Start(), so
+      // a pick reads no clock for it.
+      idle_before_(counters_->BeginCall() <= 0) {}
 
 CallTracker::~CallTracker() {
   if (!finished_) counters_->EndCall();
@@ -17,6 +17,8 @@ CallTracker::~CallTracker() {
 
 void CallTracker::Start() {
   started_ = true;
+  // An idle endpoint starts its stuck clock (ap_health.h).
+  if (idle_before_) ap_health_on_start(counters_->health, 0, ap_health_now_ms());
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
 }
 

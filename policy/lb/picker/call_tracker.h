@@ -53,6 +53,8 @@ class CallTracker
   // A copy: the tracker may outlive the picker and its config.
   const ap_health_config health_;
   const ap_pick_metric metric_;
+  // No call was in flight on the endpoint before this one (its pick).
+  const bool idle_before_;
   bool started_ = false;
   bool finished_ = false;  // ended: counters_ must not be touched
   int64_t start_ns_ = 0;  // peakEwma only
