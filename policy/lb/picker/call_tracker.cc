@@ -9,8 +9,9 @@ CallTracker::~CallTracker() {
 void CallTracker::Start() {
   started_ = true;
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
+  start_ms_ = ap_health_now_ms();  // coarse: a few ns
   const int64_t before = ap_load_call_start(&counters_->load);
-  if (before <= 0) ap_health_on_start(counters_->health, before, ap_health_now_ms());
+  if (before <= 0) ap_health_on_start(counters_->health, before, start_ms_);
 }
 
 bool CallTracker::CountsAsFailure(const absl::Status& status) {
@@ -57,8 +58,11 @@ void CallTracker::Finish(FinishArgs args) {
   if (!args.status.ok()) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
-  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_,
-                      ap_health_now_ms());
+  const int64_t now_ms = ap_health_now_ms();
+  // Successful calls only: a failure's latency is its deadline, not the
+  // member's speed.
+  if (args.status.ok()) ap_health_record_latency(counters_->health, now_ms - start_ms_);
+  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_, now_ms);
 }
 
 }  // namespace aperture_lb

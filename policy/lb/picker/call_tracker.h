@@ -1,6 +1,6 @@
 // Call tracking: counts a call in flight on its endpoint from Start() to
 // Finish(), and its failure, and tells the endpoint's health (ap_health.h)
-// when a call starts and how it ended; under the peakEwma metric it also
+// when a call starts, how it ended and how long a successful one took; under the peakEwma metric it also
 // times the call, under orca it reads the server's reported CPU utilization
 // (ORCA, through gRPC's BackendMetricAccessor) into the endpoint's load
 // (ap_load.h). Allocated in the call's arena by the picker.
@@ -46,6 +46,7 @@ class CallTracker
   bool started_ = false;
   bool finished_ = false;
   int64_t start_ns_ = 0;  // peakEwma only
+  int64_t start_ms_ = 0;  // the health clock: the latency EWMA (ap_health.h)
 };
 
 }  // namespace aperture_lb
