@@ -21,10 +21,10 @@ struct ap_health {
 void ap_health_config_init(ap_health_config *config) {
   if (config == NULL) return;
   config->eject_after_failures = 5;
-  config->ejection_ms = 1000;
-  config->max_ejection_ms = 4000;
+  config->ejection_ms = 3000;
+  config->max_ejection_ms = 6000;
   config->stuck_call_ms = 1000;
-  config->stuck_call_min_ms = 50;
+  config->stuck_call_min_ms = 25;
   config->stuck_latency_factor = 8;
 }
 

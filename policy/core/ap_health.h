@@ -25,7 +25,7 @@
  *     calls' latencies (ap_health_record_latency()), at least
  *     `stuck_call_min_ms` and at most `stuck_call_ms`; `stuck_call_ms`
  *     alone before the first sample or when the factor is 0. A member
- *     that answers in 3 ms is found stuck 50 ms into a freeze instead of
+ *     that answers in 3 ms is found stuck 25 ms into a freeze instead of
  *     a second: that is the window in which new calls still land on it.
  * An endpoint that is not usable is only avoided, never refused: when no
  * member of an aperture is usable the pick still sends calls, so ejection
@@ -66,8 +66,13 @@ typedef struct ap_health_config {
                                     0: stuck_call_ms only */
 } ap_health_config;
 
-/* Defaults: 5 failures in a row, 1000 ms first ejection doubling up to
- * 4000 ms, stuck after 8x the latency EWMA, within [50, 1000] ms. */
+/* Defaults: 5 failures in a row, 3000 ms first ejection doubling up to
+ * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms. The
+ * first ejection outlasts the policy's default keepalive (policy/lb/config/
+ * config.h: a ping after keepaliveMs 200 without a byte, at most 1 s after
+ * the transport's previous ping, unanswered for keepaliveTimeoutMs 1000:
+ * closed within about 2.2 s): a frozen or cut off member's connection
+ * closes before its first probe, so no probe pays for it. */
 void ap_health_config_init(ap_health_config *config);
 
 /* AP_OK, or AP_EINVAL naming the field ("ejectAfterFailures",

@@ -32,10 +32,10 @@ TEST(Health, DefaultsAndNames) {
   ap_health_config c;
   ap_health_config_init(&c);
   EXPECT_EQ(c.eject_after_failures, 5u);
-  EXPECT_EQ(c.ejection_ms, 1000u);
+  EXPECT_EQ(c.ejection_ms, 3000u);
   EXPECT_EQ(c.stuck_call_ms, 1000u);
-  EXPECT_EQ(c.max_ejection_ms, 4000u);
-  EXPECT_EQ(c.stuck_call_min_ms, 50u);
+  EXPECT_EQ(c.max_ejection_ms, 6000u);
+  EXPECT_EQ(c.stuck_call_min_ms, 25u);
   EXPECT_EQ(c.stuck_latency_factor, 8u);
   EXPECT_EQ(ap_health_config_validate(&c, nullptr), AP_OK);
   EXPECT_STREQ(ap_health_state_name(AP_HEALTH_OK), "ok");

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -311,6 +312,18 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       present) {
     s.keepalive_timeout_ms = static_cast<uint32_t>(v);
   }
+  if (ReadUint(obj, "reconnectBackoffMaxMs", 0, kMaxKeepaliveMs, &v, &present,
+               &errors) &&
+      present) {
+    if (v != 0 && v < kMinReconnectBackoffMaxMs) {
+      errors.Add("reconnectBackoffMaxMs",
+                 absl::StrCat("must be 0 (the channel's own settings) or at "
+                              "least ",
+                              kMinReconnectBackoffMaxMs, ", got ", v));
+    } else {
+      s.reconnect_backoff_max_ms = static_cast<uint32_t>(v);
+    }
+  }
   ParsePeerConfig(obj, &s.peers,
                     [&errors](absl::string_view field,
                               absl::string_view message) {
@@ -357,16 +370,24 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
 
 grpc_core::ChannelArgs SubchannelArgs(const ApertureSettings& settings,
                                       const grpc_core::ChannelArgs& args) {
-  if (settings.keepalive_ms == 0 ||
-      args.GetInt(GRPC_ARG_KEEPALIVE_TIME_MS).has_value()) {
-    return args;
+  grpc_core::ChannelArgs out = args;
+  if (settings.keepalive_ms != 0 &&
+      !args.GetInt(GRPC_ARG_KEEPALIVE_TIME_MS).has_value()) {
+    out = out.Set(GRPC_ARG_KEEPALIVE_TIME_MS,
+                  static_cast<int>(settings.keepalive_ms));
+    if (!args.GetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS).has_value()) {
+      out = out.Set(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                    static_cast<int>(settings.keepalive_timeout_ms));
+    }
   }
-  grpc_core::ChannelArgs out =
-      args.Set(GRPC_ARG_KEEPALIVE_TIME_MS,
-               static_cast<int>(settings.keepalive_ms));
-  if (!args.GetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS).has_value()) {
-    out = out.Set(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
-                  static_cast<int>(settings.keepalive_timeout_ms));
+  if (settings.reconnect_backoff_max_ms != 0 &&
+      !args.GetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS).has_value()) {
+    const int cap = static_cast<int>(settings.reconnect_backoff_max_ms);
+    out = out.Set(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, cap);
+    const auto initial = args.GetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS);
+    if (!initial.has_value() || *initial > cap) {
+      out = out.Set(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(cap, 1000));
+    }
   }
   return out;
 }

@@ -34,6 +34,8 @@ constexpr uint64_t kMinKeepaliveMs = 100;
 constexpr uint64_t kMaxKeepaliveMs = 86400000;
 constexpr uint32_t kDefaultKeepaliveMs = 200;
 constexpr uint32_t kDefaultKeepaliveTimeoutMs = 1000;
+constexpr uint32_t kDefaultReconnectBackoffMaxMs = 1000;
+constexpr uint64_t kMinReconnectBackoffMaxMs = 100;  // gRPC's own floor
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {
@@ -85,6 +87,13 @@ struct ApertureSettings {
   // 0: the channel's settings (gRPC: no keepalive).
   uint32_t keepalive_ms = kDefaultKeepaliveMs;
   uint32_t keepalive_timeout_ms = kDefaultKeepaliveTimeoutMs;
+  // The longest wait between reconnection attempts of the policy's
+  // subchannels (GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, and the initial backoff
+  // no longer than it, unless the channel's args set them; gRPC's default
+  // grows to 120 s): a member whose connection closed in a gray failure is
+  // back within about this much of healing. A dead address is retried this
+  // often by each client whose aperture holds it. 0: the channel's settings.
+  uint32_t reconnect_backoff_max_ms = kDefaultReconnectBackoffMaxMs;
 
   static ap_health_config DefaultHealthConfig() {
     ap_health_config c;
@@ -108,7 +117,9 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(
 // The channel args for a subchannel the policy creates: `args` with the
 // settings' keepalive (keepaliveMs, keepaliveTimeoutMs) added unless
 // keepaliveMs is 0 or `args` already sets GRPC_ARG_KEEPALIVE_TIME_MS (the
-// application's own choice wins; its timeout too when it sets one).
+// application's own choice wins; its timeout too when it sets one), and
+// the reconnect backoff cap (reconnectBackoffMaxMs) unless it is 0 or
+// `args` sets GRPC_ARG_MAX_RECONNECT_BACKOFF_MS.
 grpc_core::ChannelArgs SubchannelArgs(const ApertureSettings& settings,
                                       const grpc_core::ChannelArgs& args);
 
