@@ -114,19 +114,9 @@ static void on_signal(int sig) {
 static int run_timeline(const void *def, const fleet_args *a, fleet_output *out) {
   const fleet_timeline *sc = def;
   const char *list = a->modes ? a->modes : sc->default_modes;
-  int failures = 0;
-  for (const char *p = list; *p;) {
-    size_t len = strcspn(p, ",");
-    const fleet_mode *m = io_fleet_mode_find(p, len);
-    if (m == NULL) {
-      fprintf(stderr, "fleet: unknown mode '%.*s'\n", (int)len, p);
-      return -1;
-    }
-    p += len + (p[len] == ',');
-    if (m->aperture && !a->have_aperture) {
-      if (a->modes) fprintf(stderr, "fleet: mode %s needs the aperture policy (not linked); skipped\n", m->name);
-      continue;
-    }
+  int failures = 0, more;
+  const fleet_mode *m;
+  while ((more = io_fleet_modes_next(&list, a->have_aperture, a->modes != NULL, &m)) > 0) {
     if (out->n_runs >= out->max_runs) break;
     fleet_run *r = &out->runs[out->n_runs++];
     fprintf(stderr, "fleet: %s / %s ...\n", sc->name, m->name);
@@ -135,7 +125,7 @@ static int run_timeline(const void *def, const fleet_args *a, fleet_output *out)
       failures++;
     }
   }
-  return failures ? -1 : 0;
+  return more < 0 || failures ? -1 : 0;
 }
 
 /* The fleet report of the timeline scenarios and churn-grid (fleet_report.h),

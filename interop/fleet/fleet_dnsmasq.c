@@ -125,7 +125,9 @@ static int try_start(fleet_dnsmasq *d, const char *bin, const char *listen, int 
   d->scanned = d->rereads = d->queries = 0;
   d->p = launch(argv, d->log);
   if (d->p == NULL) return -1;
-  for (int t = 0; t < 250; t++) { /* 5 s */
+  /* Ready within milliseconds when the machine is idle; 20 s leaves room
+   * for a build or other fleets loading both cores. */
+  for (int t = 0; t < 1000; t++) {
     if (rereads(d) > 0) return 0;
     if (io_proc_wait(d->p, 0, NULL) == 0) {
       io_proc_stop(d->p, 0);

@@ -19,6 +19,15 @@ typedef struct fleet_mode {
  * necessarily NUL terminated); NULL when there is none or name is NULL. */
 const fleet_mode *io_fleet_mode_find(const char *name, size_t len);
 
+/* Walks a comma-separated --modes list: stores in *out the next mode at
+ * *cursor that can run and moves *cursor past it. Aperture modes are
+ * skipped when !have_aperture (the library is not linked), with a line on
+ * stderr when say_skips (the user asked for them by name). Returns 1 with
+ * a mode, 0 at the end of the list, -1 on an unknown name (printed) or a
+ * NULL argument. */
+int io_fleet_modes_next(const char **cursor, int have_aperture, int say_skips,
+                        const fleet_mode **out);
+
 #ifdef __cplusplus
 }
 #endif

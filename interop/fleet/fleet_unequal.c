@@ -76,7 +76,7 @@ static void end(fleet_timeline_fleet *f, void *state) {
  * server's share of the calls over its share of the capacity. */
 static void figures(fleet_timeline_fleet *f) {
   fleet_run *r = f->r;
-  double util[FLEET_UNEQUAL_SERVERS];
+  double util[FLEET_UNEQUAL_SERVERS] = {0};
   int n = 0;
   double calls = 0, capacity = 0;
   for (int i = 0; i < r->n_servers && i < FLEET_UNEQUAL_SERVERS; i++) {
@@ -123,19 +123,9 @@ int io_fleet_unequal_check(const fleet_args *a, char *err, size_t len) {
 int io_fleet_unequal_scenario(const void *def, const fleet_args *a, fleet_output *out) {
   (void)def;
   const char *list = a->modes ? a->modes : FLEET_UNEQUAL_DEFAULT_MODES;
-  int failures = 0;
-  for (const char *p = list; *p;) {
-    size_t len = strcspn(p, ",");
-    const fleet_mode *m = io_fleet_mode_find(p, len);
-    if (m == NULL) {
-      fprintf(stderr, "fleet: unknown mode '%.*s'\n", (int)len, p);
-      return -1;
-    }
-    p += len + (p[len] == ',');
-    if (m->aperture && !a->have_aperture) {
-      fprintf(stderr, "fleet: mode %s needs the aperture policy (not linked); skipped\n", m->name);
-      continue;
-    }
+  int failures = 0, more;
+  const fleet_mode *m;
+  while ((more = io_fleet_modes_next(&list, a->have_aperture, 1, &m)) > 0) {
     for (int k = 0; k < (m->aperture ? N_PICK_METRICS : 1); k++) {
       if (out->n_runs >= out->max_runs) break;
       fleet_timeline sc = kUnequal;
@@ -153,7 +143,7 @@ int io_fleet_unequal_scenario(const void *def, const fleet_args *a, fleet_output
       }
     }
   }
-  return failures ? -1 : 0;
+  return more < 0 || failures ? -1 : 0;
 }
 
 void io_fleet_unequal_write_table(FILE *f, const fleet_output *out) {

@@ -28,6 +28,7 @@ int io_sim_verb_hash(int argc, char **argv);
 int io_sim_verb_placement(int argc, char **argv);
 int io_sim_verb_peers(int argc, char **argv);
 int io_sim_verb_deploy(int argc, char **argv);
+int io_sim_verb_covers(int argc, char **argv);
 
 /* Prints the full usage text to stderr. */
 void io_sim_usage(void);

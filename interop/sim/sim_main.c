@@ -18,6 +18,7 @@ static const sim_verb verbs[] = {
     {"vnodes", io_sim_verb_vnodes},       {"vdc", io_sim_verb_vdc},
     {"hash", io_sim_verb_hash},           {"placement", io_sim_verb_placement},
     {"peers", io_sim_verb_peers},         {"deploy", io_sim_verb_deploy},
+    {"covers", io_sim_verb_covers},
 };
 
 void io_sim_usage(void) {
@@ -61,6 +62,11 @@ void io_sim_usage(void) {
       "  deploy [--servers 100] [--clients 100] [--min-aperture 12] [--json]\n"
       "      rolling deploy: every server in turn replaced by one with a new\n"
       "      identity; sessions changed vs the optimum, worst load, per mode.\n"
+      "  covers [--servers 100] [--clients 100] [--min-aperture 12] [--rmin 1.5]\n"
+      "         [--cap 1.45] [--floor 1.25] [--exclusive F] [--slack 4] [--positions 4]\n"
+      "         [--deploy] [--grid-servers LO,HI --grid-clients LO,HI] [--grid-step 10]\n"
+      "      experiment: server-centric covers against the core's stable plan;\n"
+      "      connections, load, server/client churn and deploy vs the optimum.\n"
       "  help\n"
       "      this text.\n"
       "\n"

@@ -220,17 +220,3 @@ int ap_load_pair_scale(const ap_load_state *a, const ap_load_state *b,
   *scale_b = 1;
   return AP_PICK_OUTSTANDING;
 }
-
-int ap_load_choose(const ap_load_state *a, double wa, const ap_load_state *b,
-                   double wb, ap_pick_metric metric, int64_t now_ns,
-                   ap_rng *rng) {
-  if (a == NULL || b == NULL) return a == NULL && b != NULL;
-  if ((unsigned)metric >= AP_PICK_METRIC_COUNT) metric = AP_PICK_OUTSTANDING;
-  double sa = 1, sb = 1;
-  if (metric != AP_PICK_OUTSTANDING) {
-    ap_load_pair_scale(a, b, metric, now_ns, &sa, &sb);
-  }
-  const ap_candidate ca = {(double)ap_load_outstanding(a), wa, 1};
-  const ap_candidate cb = {(double)ap_load_outstanding(b), wb, 1};
-  return ap_p2c_choose_fair_scaled(&ca, sa, &cb, sb, rng);
-}

@@ -168,16 +168,6 @@ int ap_load_pair_scale(const ap_load_state *a, const ap_load_state *b,
                        ap_pick_metric metric, int64_t now_ns, double *scale_a,
                        double *scale_b);
 
-/* One P2C comparison under `metric`, what the picker calls per pair of
- * draws: the candidates' outstanding counts with pick weights wa and wb,
- * their multipliers from ap_load_pair_scale(), and
- * ap_p2c_choose_fair_scaled() (ap_pick.h), in one call. Returns 0 to
- * choose a, 1 to choose b. A NULL state loses (both NULL: 0); an unknown
- * metric counts as outstanding. `rng` as in ap_p2c_choose_fair_scaled(). */
-int ap_load_choose(const ap_load_state *a, double wa, const ap_load_state *b,
-                   double wb, ap_pick_metric metric, int64_t now_ns,
-                   ap_rng *rng);
-
 #ifdef __cplusplus
 }
 #endif

@@ -46,24 +46,37 @@ typedef struct point {
 } point;
 
 /* Sorts points by position, ties by ascending `who` (the input order, as
- * callers fill points in `who` order): a stable LSD radix sort, bytewise,
- * skipping bytes every point shares. O(8 count), far cheaper than qsort for
- * the client ring's tens of thousands of points. */
+ * callers fill points in `who` order): a stable LSD radix sort, bytewise.
+ * One read counts all eight bytes' digits; each byte that not every point
+ * shares then moves the points once, between the input and one scratch
+ * buffer (no copy back per byte). O(8 count), far cheaper than qsort for
+ * the client ring's hundreds of thousands of points. */
 static int sort_points(point *pts, size_t count) {
   point *tmp = malloc((count ? count : 1) * sizeof(point));
-  if (tmp == NULL) return 0;
-  for (unsigned shift = 0; shift < 64; shift += 8) {
-    size_t bucket[257] = {0};
-    for (size_t k = 0; k < count; ++k) bucket[((pts[k].pos >> shift) & 255) + 1]++;
-    int trivial = 0;
-    for (unsigned d = 0; d < 256; ++d) trivial |= bucket[d + 1] == count;
-    if (trivial) continue;
-    for (unsigned d = 0; d < 256; ++d) bucket[d + 1] += bucket[d];
-    for (size_t k = 0; k < count; ++k)
-      tmp[bucket[(pts[k].pos >> shift) & 255]++] = pts[k];
-    memcpy(pts, tmp, count * sizeof(point));
+  size_t (*bucket)[257] = calloc(8, sizeof *bucket);
+  if (tmp == NULL || bucket == NULL) {
+    free(tmp);
+    free(bucket);
+    return 0;
   }
+  for (size_t k = 0; k < count; ++k)
+    for (unsigned d = 0; d < 8; ++d) bucket[d][((pts[k].pos >> (8 * d)) & 255) + 1]++;
+  point *from = pts, *to = tmp;
+  for (unsigned d = 0; d < 8; ++d) {
+    size_t *b = bucket[d];
+    int trivial = 0;
+    for (unsigned x = 0; x < 256; ++x) trivial |= b[x + 1] == count;
+    if (trivial) continue;
+    for (unsigned x = 0; x < 256; ++x) b[x + 1] += b[x];
+    const unsigned shift = 8 * d;
+    for (size_t k = 0; k < count; ++k) to[b[(from[k].pos >> shift) & 255]++] = from[k];
+    point *t = from;
+    from = to;
+    to = t;
+  }
+  if (from != pts) memcpy(pts, from, count * sizeof(point));
   free(tmp);
+  free(bucket);
   return 1;
 }
 
@@ -115,16 +128,6 @@ static uint32_t coverage_of(uint64_t key, size_t c) {
   return want < c ? want : (uint32_t)c;
 }
 
-/* First point at or after pos (wrapping to 0). */
-static size_t lower_bound(const point *pts, size_t count, uint64_t pos) {
-  size_t lo = 0, hi = count;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (pts[mid].pos < pos) lo = mid + 1; else hi = mid;
-  }
-  return lo == count ? 0 : lo;
-}
-
 static int validate(const uint64_t *endpoint_keys, const double *weights,
                     size_t n, const uint64_t *client_keys, size_t c,
                     uint32_t min_aperture, ap_stable_plan **out,
@@ -156,10 +159,25 @@ static int validate(const uint64_t *endpoint_keys, const double *weights,
   return AP_OK;
 }
 
+/* The first two distinct clients met reading one gap of the endpoint ring
+ * (from an endpoint's point up to the next endpoint's point): the nearest
+ * client point (at clockwise distance d1 from the gap's endpoint, client
+ * w1) and the nearest one of another client (d2, w2); NO_CLIENT when none.
+ * Ties of distance order by ascending client (the canonical index, that is
+ * the client key). */
+#define NO_CLIENT UINT32_MAX
+typedef struct gap_best {
+  uint64_t d1, d2;
+  uint32_t w1, w2;
+} gap_best;
+
 /* Working memory of one build. */
 typedef struct build {
-  point *client_ring; /* c * AP_STABLE_POINTS */
-  point *endpoint_ring;
+  point *endpoint_ring;  /* n endpoint points by position */
+  uint32_t *first_at;    /* 2^bits + 1: endpoints below each top-bits prefix */
+  unsigned bits;
+  gap_best *gap;         /* n, by ring position of the gap's endpoint */
+  size_t *next_filled;   /* n: the first gap at or after it holding a client */
   uint32_t *cover;      /* n * 2: the clients each endpoint covers */
   uint32_t *cover_count;
   size_t *cover_start;  /* c + 1: CSR of covered endpoints per client */
@@ -168,8 +186,10 @@ typedef struct build {
 } build;
 
 static void build_free(build *b) {
-  free(b->client_ring);
   free(b->endpoint_ring);
+  free(b->first_at);
+  free(b->gap);
+  free(b->next_filled);
   free(b->cover);
   free(b->cover_count);
   free(b->cover_start);
@@ -177,43 +197,107 @@ static void build_free(build *b) {
   free(b->stamp);
 }
 
+/* Index in the endpoint ring of the first endpoint whose position is >= pos
+ * (n when none): a table lookup by the top bits, then a short scan. */
+static size_t first_at_or_after(const build *b, size_t n, uint64_t pos) {
+  size_t at = b->first_at[pos >> (64u - b->bits)];
+  while (at < n && b->endpoint_ring[at].pos < pos) ++at;
+  return at;
+}
+
+/* Adds client `who`'s point at clockwise distance d into a gap. */
+static void gap_add(gap_best *g, uint64_t d, uint32_t who) {
+  if (g->w1 == NO_CLIENT || d < g->d1 || (d == g->d1 && who < g->w1)) {
+    if (g->w1 != NO_CLIENT && g->w1 != who) {
+      g->d2 = g->d1;
+      g->w2 = g->w1;
+    }
+    g->d1 = d;
+    g->w1 = who;
+  } else if (who != g->w1 &&
+             (g->w2 == NO_CLIENT || d < g->d2 || (d == g->d2 && who < g->w2))) {
+    g->d2 = d;
+    g->w2 = who;
+  }
+}
+
+/* The endpoint ring, sorted, with its lookup table, and each gap's first
+ * two distinct clients. Reading the client ring from an endpoint's point
+ * meets the client points of its gap in clockwise order, then those of the
+ * following gaps, so the first distinct clients of the definition are
+ * found from the gaps' best two without sorting the C x P client points:
+ * each point goes to its gap (the last endpoint at or before it, wrapping
+ * to the last endpoint) in O(1). */
 static int build_rings(build *b, const uint64_t *ek, size_t n,
                        const uint64_t *ck, size_t c, ap_error *err) {
-  const size_t cp = c * AP_STABLE_POINTS;
-  b->client_ring = malloc(cp * sizeof(point));
   b->endpoint_ring = malloc(n * sizeof(point));
-  if (b->client_ring == NULL || b->endpoint_ring == NULL)
+  if (b->endpoint_ring == NULL)
     return ap_error_set(err, AP_ENOMEM, "out of memory for the stable rings");
-  for (size_t i = 0; i < c; ++i)
-    for (uint32_t v = 0; v < AP_STABLE_POINTS; ++v)
-      b->client_ring[i * AP_STABLE_POINTS + v] =
-          (point){client_point(ck[i], v), (uint32_t)i};
   for (size_t s = 0; s < n; ++s)
     b->endpoint_ring[s] = (point){endpoint_point(ek[s]), (uint32_t)s};
-  if (!sort_points(b->client_ring, cp) || !sort_points(b->endpoint_ring, n))
+  if (!sort_points(b->endpoint_ring, n))
     return ap_error_set(err, AP_ENOMEM, "out of memory sorting the rings");
+  b->bits = 1;
+  while (b->bits < 20 && ((size_t)1 << b->bits) < n) ++b->bits;
+  const size_t prefixes = (size_t)1 << b->bits;
+  b->first_at = malloc((prefixes + 1) * sizeof(uint32_t));
+  b->gap = malloc(n * sizeof(gap_best));
+  b->next_filled = malloc(n * sizeof(size_t));
+  if (b->first_at == NULL || b->gap == NULL || b->next_filled == NULL)
+    return ap_error_set(err, AP_ENOMEM, "out of memory for the stable rings");
+  size_t at = 0;
+  for (size_t t = 0; t < prefixes; ++t) {
+    const uint64_t low = (uint64_t)t << (64u - b->bits);
+    while (at < n && b->endpoint_ring[at].pos < low) ++at;
+    b->first_at[t] = (uint32_t)at;
+  }
+  b->first_at[prefixes] = (uint32_t)n;
+  for (size_t g = 0; g < n; ++g) b->gap[g] = (gap_best){0, 0, NO_CLIENT, NO_CLIENT};
+  for (size_t i = 0; i < c; ++i) {
+    for (uint32_t v = 0; v < AP_STABLE_POINTS; ++v) {
+      const uint64_t pos = client_point(ck[i], v);
+      /* the last endpoint at or before pos: before the first one at or
+       * after pos + 1, or the last endpoint when none is at or before */
+      size_t g = b->first_at[pos >> (64u - b->bits)];
+      while (g < n && b->endpoint_ring[g].pos <= pos) ++g;
+      g = g == 0 ? n - 1 : g - 1;
+      gap_add(&b->gap[g], pos - b->endpoint_ring[g].pos, (uint32_t)i);
+    }
+  }
+  /* next_filled, cyclic: two passes backward around the ring. */
+  size_t next = n; /* none yet */
+  for (size_t round = 0; round < 2; ++round)
+    for (size_t g = n; g-- > 0;) {
+      if (b->gap[g].w1 != NO_CLIENT) next = g;
+      b->next_filled[g] = next;
+    }
   return AP_OK;
 }
 
 /* Each endpoint's covering clients: the first distinct ones clockwise from
- * its point on the client ring. */
+ * its point on the client ring, read gap by gap. */
 static int build_coverage(build *b, const uint64_t *ek, size_t n, size_t c,
                           ap_error *err) {
-  const size_t cp = c * AP_STABLE_POINTS;
   b->cover = malloc(n * 2 * sizeof(uint32_t));
   b->cover_count = malloc(n * sizeof(uint32_t));
   b->cover_start = calloc(c + 1, sizeof(size_t));
   if (b->cover == NULL || b->cover_count == NULL || b->cover_start == NULL)
     return ap_error_set(err, AP_ENOMEM, "out of memory for coverage");
   size_t total = 0;
-  for (size_t s = 0; s < n; ++s) {
+  for (size_t r = 0; r < n; ++r) {
+    const size_t s = b->endpoint_ring[r].who;
     const uint32_t want = coverage_of(ek[s], c);
-    size_t at = lower_bound(b->client_ring, cp, endpoint_point(ek[s]));
     uint32_t got = 0;
+    size_t g = b->next_filled[r];
     while (got < want) {
-      const uint32_t who = b->client_ring[at].who;
-      if (got == 0 || b->cover[s * 2] != who) b->cover[s * 2 + got++] = who;
-      at = at + 1 == cp ? 0 : at + 1;
+      const gap_best *best = &b->gap[g];
+      const uint32_t in_gap[2] = {best->w1, best->w2};
+      for (int k = 0; k < 2 && got < want; ++k) {
+        const uint32_t who = in_gap[k];
+        if (who == NO_CLIENT) break;
+        if (got == 0 || b->cover[s * 2] != who) b->cover[s * 2 + got++] = who;
+      }
+      g = b->next_filled[g + 1 == n ? 0 : g + 1];
     }
     b->cover_count[s] = got;
     for (uint32_t k = 0; k < got; ++k) b->cover_start[b->cover[s * 2 + k] + 1]++;
@@ -254,7 +338,8 @@ static int build_rows(build *b, ap_stable_plan *plan, const uint64_t *ck,
       b->stamp[b->covered[k]] = mark;
       plan->row_ep[at++] = b->covered[k];
     }
-    size_t e = lower_bound(b->endpoint_ring, n, client_point(ck[i], 0));
+    size_t e = first_at_or_after(b, n, client_point(ck[i], 0));
+    if (e == n) e = 0;
     for (uint32_t walked = 0; walked < logical; ++walked) {
       const uint32_t s = b->endpoint_ring[e].who;
       if (b->stamp[s] != mark) {
@@ -269,20 +354,27 @@ static int build_rows(build *b, ap_stable_plan *plan, const uint64_t *ck,
   return AP_OK;
 }
 
+/* An endpoint's scaling factor and column sum, side by side: a round
+ * reads the one and adds to the other at the same index. */
+typedef struct scale_cell {
+  double v, col;
+} scale_cell;
+
 /* Sinkhorn scaling of the 0/1 membership matrix toward row sums 1 and
  * column sums target[s]: share = u_i v_s. The last step scales rows, so
- * every row sums to 1 exactly; columns are checked before it. */
+ * every row sums to 1 exactly; columns are checked before it. A round's
+ * row step (u_i from the new v) and the next round's column sums (adding
+ * u_i to each member's column, clients in ascending order) go in one pass
+ * over each row: the same operations in the same order as the definition,
+ * with each member's cache line fetched once. */
 static int scale(ap_stable_plan *plan, const double *weights, size_t n,
                  size_t c, ap_error *err) {
   const size_t total = plan->row_start[c];
-  double *u = malloc(c * sizeof(double));
-  double *v = malloc(n * sizeof(double));
-  double *col = malloc(n * sizeof(double));
+  scale_cell *vc = malloc(n * sizeof(scale_cell));
   double *target = malloc(n * sizeof(double));
   plan->row_share = malloc((total ? total : 1) * sizeof(double));
   int rc = AP_OK;
-  if (u == NULL || v == NULL || col == NULL || target == NULL ||
-      plan->row_share == NULL) {
+  if (vc == NULL || target == NULL || plan->row_share == NULL) {
     rc = ap_error_set(err, AP_ENOMEM, "out of memory for the stable scaling");
     goto done;
   }
@@ -290,70 +382,74 @@ static int scale(ap_stable_plan *plan, const double *weights, size_t n,
   for (size_t s = 0; s < n; ++s) weight_sum += weights ? weights[s] : 1.0;
   for (size_t s = 0; s < n; ++s) {
     target[s] = (double)c * (weights ? weights[s] : 1.0) / weight_sum;
-    v[s] = 1.0;
-  }
-  for (size_t i = 0; i < c; ++i) {
-    const size_t deg = plan->row_start[i + 1] - plan->row_start[i];
-    u[i] = 1.0 / (double)deg;
+    vc[s].v = 1.0;
+    vc[s].col = 0;
   }
   const uint32_t *ep = plan->row_ep;
+  /* Round 0's column sums, from u_i = 1 / (members of i). */
+  for (size_t i = 0; i < c; ++i) {
+    const size_t begin = plan->row_start[i], end = plan->row_start[i + 1];
+    const double u = 1.0 / (double)(end - begin);
+    for (size_t k = begin; k < end; ++k) vc[ep[k]].col += u;
+  }
   double stall_mark = HUGE_VAL; /* error STALL_ROUNDS rounds ago */
   for (uint32_t round = 0;; ++round) {
-    memset(col, 0, n * sizeof(double));
-    for (size_t i = 0; i < c; ++i)
-      for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
-        col[ep[k]] += u[i];
     double err_max = 0;
     for (size_t s = 0; s < n; ++s) {
-      const double load = col[s] * v[s] / target[s];
-      if (fabs(load - 1.0) > err_max) err_max = fabs(load - 1.0);
+      const double load = vc[s].col * vc[s].v / target[s];
+      if (load - 1.0 > err_max) err_max = load - 1.0;
     }
     plan->rounds = round;
-    /* Done when every endpoint's load is within the tolerance of its
-     * target, or when the error stopped falling (a membership that cannot
-     * balance further: the rest would only cost rounds). */
+    /* Done when no endpoint's load exceeds its target by more than the
+     * tolerance (an endpoint below its target overloads nothing; waiting
+     * for the last under-loaded one to fill cost hundreds of rounds at
+     * 100,000 endpoints), or when the error stopped falling (a membership
+     * that cannot balance further: the rest would only cost rounds). */
     if (err_max <= AP_STABLE_TOLERANCE || round >= AP_STABLE_MAX_ROUNDS) break;
     if (round % STALL_ROUNDS == 0) {
       if (stall_mark - err_max < STALL_GAIN * stall_mark) break;
       stall_mark = err_max;
     }
-    for (size_t s = 0; s < n; ++s) v[s] = target[s] / col[s];
+    for (size_t s = 0; s < n; ++s) {
+      vc[s].v = target[s] / vc[s].col;
+      vc[s].col = 0;
+    }
     for (size_t i = 0; i < c; ++i) {
+      const size_t begin = plan->row_start[i], end = plan->row_start[i + 1];
       double row = 0;
-      for (size_t k = plan->row_start[i]; k < plan->row_start[i + 1]; ++k)
-        row += v[ep[k]];
-      u[i] = 1.0 / row;
+      for (size_t k = begin; k < end; ++k) row += vc[ep[k]].v;
+      const double u = 1.0 / row;
+      for (size_t k = begin; k < end; ++k) vc[ep[k]].col += u;
     }
   }
   /* Rows sum to 1 exactly, and no share falls below SHARE_FLOOR of its
    * row's largest: weights no membership can carry (an endpoint far
    * heavier than what covers it) drive the scaling toward zero shares, and
    * a member whose share rounds away could never be picked. */
-  memset(col, 0, n * sizeof(double));
+  for (size_t s = 0; s < n; ++s) vc[s].col = 0;
   for (size_t i = 0; i < c; ++i) {
     const size_t begin = plan->row_start[i], end = plan->row_start[i + 1];
     double top = 0;
     for (size_t k = begin; k < end; ++k)
-      if (v[ep[k]] > top) top = v[ep[k]];
+      if (vc[ep[k]].v > top) top = vc[ep[k]].v;
     double row = 0;
     for (size_t k = begin; k < end; ++k) {
-      const double x = v[ep[k]];
+      const double x = vc[ep[k]].v;
       plan->row_share[k] = x > top * SHARE_FLOOR ? x : top * SHARE_FLOOR;
       row += plan->row_share[k];
     }
     for (size_t k = begin; k < end; ++k) {
       plan->row_share[k] /= row;
-      col[ep[k]] += plan->row_share[k];
+      vc[ep[k]].col += plan->row_share[k];
     }
   }
   /* The reported balance is the final shares'. */
   plan->load_max = 0;
   for (size_t s = 0; s < n; ++s)
-    if (col[s] / target[s] > plan->load_max) plan->load_max = col[s] / target[s];
+    if (vc[s].col / target[s] > plan->load_max)
+      plan->load_max = vc[s].col / target[s];
 done:
-  free(u);
-  free(v);
-  free(col);
+  free(vc);
   free(target);
   return rc;
 }
@@ -413,9 +509,18 @@ typedef struct member {
   double share;
 } member;
 
-static int member_less(const void *x, const void *y) {
-  const uint32_t a = ((const member *)x)->ep, b = ((const member *)y)->ep;
-  return (a > b) - (a < b);
+/* Sorts a row's members by endpoint index (distinct; rows are tens of
+ * members, so insertion sort). */
+static void sort_members(member *row, size_t count) {
+  for (size_t k = 1; k < count; ++k) {
+    const member x = row[k];
+    size_t j = k;
+    while (j > 0 && row[j - 1].ep > x.ep) {
+      row[j] = row[j - 1];
+      --j;
+    }
+    row[j] = x;
+  }
 }
 
 /* The canonical plan `in` in the caller's order: client i is canonical
@@ -458,7 +563,7 @@ static int map_back(const ap_stable_plan *in, const uint32_t *order_e,
     const size_t begin = in->row_start[r], width = in->row_start[r + 1] - begin;
     for (size_t k = 0; k < width; ++k)
       tmp[k] = (member){order_e[in->row_ep[begin + k]], in->row_share[begin + k]};
-    qsort(tmp, width, sizeof(member), member_less);
+    sort_members(tmp, width);
     for (size_t k = 0; k < width; ++k) {
       plan->row_ep[plan->row_start[i] + k] = tmp[k].ep;
       plan->row_share[plan->row_start[i] + k] = tmp[k].share;

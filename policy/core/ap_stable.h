@@ -24,10 +24,11 @@
  * Shares (the load each client sends each member) come from matrix scaling
  * (Sinkhorn) of the membership matrix: every client sends the same total
  * and every endpoint's expected load is proportional to its weight, so
- * membership never unbalances load. The scaling stops when every endpoint's
- * load is within AP_STABLE_TOLERANCE of its target, when the error stops
- * falling, or after AP_STABLE_MAX_ROUNDS rounds; ap_stable_plan_load_max()
- * reports the balance reached.
+ * membership never unbalances load. The scaling stops when no endpoint's
+ * load exceeds its target by more than AP_STABLE_TOLERANCE (endpoints
+ * below their targets are not waited for), when that excess stops
+ * falling, or after AP_STABLE_MAX_ROUNDS rounds;
+ * ap_stable_plan_load_max() reports the balance reached.
  *
  * A plan is immutable after creation and safe to read from any thread.
  *
@@ -58,7 +59,8 @@
  *   right (w = 1 when weights is NULL); u_k = 1 / (members of k), v_s = 1;
  *   mark = +infinity. For round r = 0, 1, ...:
  *     col_s = sum of u_k over the clients k having s as a member;
- *     err = max over s of |col_s * v_s / target_s - 1|;  rounds = r;
+ *     err = max(0, max over s of (col_s * v_s / target_s - 1));
+ *     rounds = r;
  *     stop if err <= AP_STABLE_TOLERANCE or r >= AP_STABLE_MAX_ROUNDS;
  *     if r is a multiple of 16: stop if mark - err < 0.01 * mark, and then
  *       mark = err;
@@ -87,19 +89,23 @@ extern "C" {
 /* Points per client on the coverage ring: more points even out how many
  * endpoints each client covers (spread about 1/sqrt(points)). */
 #define AP_STABLE_POINTS 32u
-/* Largest relative error of an endpoint's load the scaling stops at. */
+/* Largest relative excess of an endpoint's load over its target the
+ * scaling stops at. */
 #define AP_STABLE_TOLERANCE 1e-3
 /* Upper bound on scaling rounds (each is O(sessions)). */
 #define AP_STABLE_MAX_ROUNDS 500u
-/* Most clients a plan is built for. A build's peak memory is about 1 KiB
- * per client (the client ring of AP_STABLE_POINTS 16-byte points and its
- * sort buffer) plus about 24 bytes per session (C x min(A, N) walks and
- * 1.5 N covers, held twice while the plan is mapped back to the caller's
- * order) plus about 100 bytes per endpoint: measured peaks (min_aperture
- * 12) are 201 MiB at 1,000 x 200,000, 204 MiB at 100,000 x 200,000,
- * 235 MiB at 1,000,000 x 200,000, and 250 MiB at 1,000 x 250,000, so this
- * bound keeps a plan within 256 MiB; 1,000,000 clients would need about
- * 1 GiB (docs/modes.md). */
+/* Most clients a plan is built for. A build's time and memory are linear
+ * in the service's sessions (C x min(A, N) walks plus about 1.5 N covers)
+ * and its endpoints and clients: one radix sort of the N endpoint points;
+ * each of the C x AP_STABLE_POINTS client points goes to its gap of the
+ * endpoint ring in O(1) (a table of at most 2^20 position prefixes) and is
+ * not stored; each scaling round (at most AP_STABLE_MAX_ROUNDS) is one
+ * pass over the sessions. Peak memory is about 24 bytes per session (held
+ * twice while the plan is mapped back to the caller's order) plus about 50
+ * bytes per client and 60 per endpoint: measured peaks (min_aperture 12)
+ * are 66 MiB at 1,000 x 200,000, 77 MiB at 100,000 x 200,000 and 121 MiB
+ * at 1,000,000 x 200,000; 1,000,000 clients would need about 340 MiB, past
+ * 256 MiB, so the bound stays (docs/modes.md, "Stable fleet size"). */
 #define AP_STABLE_MAX_CLIENTS 200000u
 
 typedef struct ap_stable_plan ap_stable_plan;

@@ -35,6 +35,7 @@ static double r_endpoints(ring_t *g) { return g->endpoint_count; }
 static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
 static double r_updates(ring_t *g) { return (double)g->resolver_updates; }
 static double r_rebuilds(ring_t *g) { return (double)g->rebuilds; }
+static double r_snapshot_builds(ring_t *g) { return (double)g->snapshot_builds; }
 static double r_created(ring_t *g) { return (double)g->subchannels_created; }
 static double r_destroyed(ring_t *g) { return (double)g->subchannels_destroyed; }
 static double r_widenings(ring_t *g) { return (double)g->widenings; }
@@ -53,6 +54,9 @@ static const ring_family kRing[] = {
     {"aperture_affinity_sessions", "gauge", "Sticky sessions in the session table.", r_sessions},
     {"aperture_resolver_updates", "counter", "Resolver (or xDS) address updates received.", r_updates},
     {"aperture_ring_rebuilds", "counter", "Ring rebuilds.", r_rebuilds},
+    {"aperture_snapshot_builds", "counter",
+     "Ring snapshots computed (stable: with its plan), whether or not the result changed.",
+     r_snapshot_builds},
     {"aperture_subchannels_created", "counter", "Subchannels created (connections opened to members).", r_created},
     {"aperture_subchannels_destroyed", "counter", "Subchannels destroyed.", r_destroyed},
     {"aperture_widenings", "counter", "Times the picker widened past the aperture.", r_widenings},

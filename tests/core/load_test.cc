@@ -397,44 +397,6 @@ TEST(ScaledP2C, HealthFirstAndBadInputsLose) {
   EXPECT_EQ(ap_p2c_choose_fair_scaled(nullptr, 1.0, nullptr, 1.0, nullptr), 0);
 }
 
-// ap_load_choose is ap_load_pair_scale + ap_p2c_choose_fair_scaled, draw
-// for draw, under every metric and with or without data.
-TEST(LoadChoose, IsPairScaleThenTheScaledComparison) {
-  ap_rng r1, r2, gen;
-  ap_rng_seed(&r1, 5);
-  ap_rng_seed(&r2, 5);
-  ap_rng_seed(&gen, 9);
-  const double weights[] = {1.0, 0.5, 2.0};
-  int disagreements = 0;
-  for (int i = 0; i < 6000; ++i) {
-    ap_load_state a = Fresh(), b = Fresh();
-    for (uint64_t k = ap_rng_below(&gen, 6); k > 0; --k) ap_load_call_start(&a);
-    for (uint64_t k = ap_rng_below(&gen, 6); k > 0; --k) ap_load_call_start(&b);
-    if (i % 4 != 0) {
-      ap_load_record_latency(&a, 1 + ap_rng_below(&gen, 5 * kMs), kT0, nullptr);
-      ap_load_record_utilization(&a, ap_rng_uniform(&gen), kT0, nullptr);
-    }
-    if (i % 5 != 0) {
-      ap_load_record_latency(&b, 1 + ap_rng_below(&gen, 5 * kMs), kT0, nullptr);
-      ap_load_record_utilization(&b, ap_rng_uniform(&gen), kT0, nullptr);
-    }
-    const ap_pick_metric m = static_cast<ap_pick_metric>(i % 3);
-    const double wa = weights[i % 3], wb = weights[(i / 3) % 3];
-    double sa = 1, sb = 1;
-    ap_load_pair_scale(&a, &b, m, kT0, &sa, &sb);
-    ap_candidate ca{double(ap_load_outstanding(&a)), wa, 1};
-    ap_candidate cb{double(ap_load_outstanding(&b)), wb, 1};
-    const int expected = ap_p2c_choose_fair_scaled(&ca, sa, &cb, sb, &r1);
-    disagreements += ap_load_choose(&a, wa, &b, wb, m, kT0, &r2) != expected;
-  }
-  EXPECT_EQ(disagreements, 0);
-  ap_load_state s = Fresh();
-  EXPECT_EQ(ap_load_choose(nullptr, 1, &s, 1, AP_PICK_ORCA, kT0, nullptr), 1);
-  EXPECT_EQ(ap_load_choose(&s, 1, nullptr, 1, AP_PICK_ORCA, kT0, nullptr), 0);
-  EXPECT_EQ(ap_load_choose(nullptr, 1, nullptr, 1, AP_PICK_ORCA, kT0, nullptr),
-            0);
-}
-
 // Weighted shares under a metric: three slots of weights 2, 1, 1 with the
 // same multiplier and calls that finish at once (outstanding 0 at every
 // pick) share calls 2:1:1, as under the outstanding metric. 40,000 picks:

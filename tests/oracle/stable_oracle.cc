@@ -164,7 +164,8 @@ bool ComputePlan(const std::vector<uint64_t>& endpoint_keys,
     for (size_t r = 0; r < c; ++r)
       for (uint32_t s : rows[r]) col[s] += u[r];
     double err = 0;
-    for (size_t s = 0; s < n; ++s) err = std::max(err, std::fabs(col[s] * v[s] / target[s] - 1.0));
+    // One-sided: only an endpoint above its target counts.
+    for (size_t s = 0; s < n; ++s) err = std::max(err, col[s] * v[s] / target[s] - 1.0);
     rounds = round;
     if (err <= kTolerance || round >= kMaxRounds) break;
     if (round % kStallRounds == 0) {

@@ -371,3 +371,42 @@ TEST(SimStable, DeployBadFlagsExitTwoNamingTheFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+const mini_json::Value& Row(const mini_json::Value& rows, const std::string& variant) {
+  for (size_t i = 0; i < rows.size(); i++)
+    if (rows[i]["variant"].str == variant) return rows[i];
+  throw std::runtime_error("no variant " + variant);
+}
+
+// The covers experiment (docs/modes.md, "Experiment: server-centric
+// covers") at 100 x 100: its stable row is the core's plan, as churn
+// counts it; the candidate's figures are the ones the docs give as the
+// reason it did not replace stable (connections at the floor, a joining
+// client moving more than twice its sessions); walks with covers only
+// where they fall short hold A each and cannot balance the load.
+TEST(SimStable, CoversExperimentRowsAndItsReasons) {
+  auto v = RunJson({"covers", "--servers", "100", "--clients", "100", "--json"});
+  const auto& rows = v["rows"];
+  ASSERT_EQ(rows.size(), 3u);
+  auto churn = RunJson({"churn", "--servers", "100", "--clients", "100", "--min-aperture",
+                        "12", "--no-grid", "--json"});
+  const auto& st = Mode(churn["point"]["modes"], "stable");
+  EXPECT_NEAR(Row(rows, "stable")["connections_per_client"].num(),
+              st["connections_per_client"].num(), 1e-4);
+  EXPECT_EQ(Row(rows, "stable")["connections_per_client_max"].num(),
+            st["connections_per_client_max"].num());
+  const auto& covers = Row(rows, "covers");
+  EXPECT_LE(covers["connections_per_client"].num(), 1.1 * 12);
+  EXPECT_LE(covers["busiest_over_mean"].num(), 1.5);
+  EXPECT_LE(covers["load"].num(), 1.01);
+  EXPECT_GT(covers["client_join"].num(), 2.0);
+  EXPECT_LE(Row(rows, "stable")["client_join"].num(), 2.0);
+  const auto& walkdef = Row(rows, "walkdef");
+  EXPECT_EQ(walkdef["connections_per_client_max"].num(), 12);
+  EXPECT_EQ(walkdef["client_join"].num(), 1.0);
+  EXPECT_GT(walkdef["load"].num(), 1.01);
+}
+
+}  // namespace

@@ -86,6 +86,10 @@ TEST(MetricsTest, AperturectlMetricsParsesAsPrometheusTextWithTheRingsValues) {
   EXPECT_EQ(0, Sum(samples, "aperture_endpoint_failures_total"));
   EXPECT_EQ(0, Sum(samples, "aperture_endpoint_outstanding"));
   EXPECT_GE(Sum(samples, "aperture_resolver_updates_total"), 1);
+  EXPECT_STREQ("counter", io_json_string(io_json_get(types, "aperture_snapshot_builds")));
+  // one address list, given once: one snapshot build, and it changed the ring
+  EXPECT_EQ(1, Sum(samples, "aperture_snapshot_builds_total"));
+  EXPECT_EQ(1, Sum(samples, "aperture_ring_rebuilds_total"));
   // the info sample carries the mode and the coordinate's source
   for (size_t i = 0; i < io_json_size(samples); i++) {
     const json_value *s = io_json_at(samples, i);
