@@ -40,6 +40,7 @@ typedef struct gray_row {
 
 typedef struct gray_result {
   char network[24];
+  int clients;
   long calls;
   double fault_s;
   int n_rows, n_skipped;
@@ -80,6 +81,11 @@ int io_fleet_gray_check(const fleet_args *a, char *err, size_t len) {
     snprintf(err, len, "%s", msg);
     return -1;
   }
+  if (a->clients > GRAY_CLIENTS) {
+    snprintf(err, len, "flag --clients: %ld is above the gray scenario's %d", a->clients,
+             GRAY_CLIENTS);
+    return -1;
+  }
   if (a->calls > FLEET_GRAY_MAX_CALLS) {
     snprintf(err, len, "flag --calls: %ld is above the gray scenario's %d", a->calls,
              FLEET_GRAY_MAX_CALLS);
@@ -91,6 +97,7 @@ int io_fleet_gray_check(const fleet_args *a, char *err, size_t len) {
 /* --- one run --- */
 
 typedef struct gray_plan {
+  int clients;    /* 1..GRAY_CLIENTS (--clients; default GRAY_CLIENTS) */
   long calls;     /* over all clients */
   double fault_s;
   double total_s; /* WARM_S + fault_s + AFTER_S */
@@ -140,15 +147,16 @@ static int start_clients(gray_fleet *g, const fleet_args *a, const fleet_mode *m
     snprintf(config, sizeof(config),
              "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%d}}]}",
              m->name, MIN_APERTURE);
-  long per_client = (plan->calls + GRAY_CLIENTS - 1) / GRAY_CLIENTS;
+  const int n_clients = g->n_clients;
+  long per_client = (plan->calls + n_clients - 1) / n_clients;
   snprintf(rate, sizeof(rate), "%.1f", (double)per_client / plan->total_s);
   snprintf(duration, sizeof(duration), "%.1f", plan->total_s + 10); /* a bound: --calls ends them */
   snprintf(calls, sizeof(calls), "%ld", per_client);
   snprintf(conc, sizeof(conc), "%d", CONCURRENCY);
-  for (int c = 0; c < GRAY_CLIENTS; c++) {
+  for (int c = 0; c < n_clients; c++) {
     char idx[16], cnt[16], summary[4300], log[4300], host[FLEET_NET_HOST_LEN];
     snprintf(idx, sizeof(idx), "%d", c);
-    snprintf(cnt, sizeof(cnt), "%d", GRAY_CLIENTS);
+    snprintf(cnt, sizeof(cnt), "%d", n_clients);
     snprintf(summary, sizeof(summary), "%s/client-%d.json", g->dir, c);
     snprintf(log, sizeof(log), "%s/client-%d.log", g->dir, c);
     snprintf(cl->log[c], sizeof(cl->log[c]), "%s/calls-%d.txt", g->dir, c);
@@ -195,13 +203,13 @@ static int run_timeline(gray_fleet *g, const gray_fault *ft, const gray_plan *pl
       if (ft->begin(g) != 0) return -1;
     }
     if (begun && !ended &&
-        (n_done == GRAY_CLIENTS || now / 1000 >= w->fault_start_us + (int64_t)(plan->fault_s * 1e6))) {
+        (n_done == g->n_clients || now / 1000 >= w->fault_start_us + (int64_t)(plan->fault_s * 1e6))) {
       ended = 1;
       int rc = ft->end(g);
       w->heal_us = io_delay_queue_now_ns() / 1000;
       if (rc != 0) return -1;
     }
-    for (int c = 0; c < GRAY_CLIENTS; c++) {
+    for (int c = 0; c < g->n_clients; c++) {
       int status = 0;
       if (!done[c] && io_proc_wait(cl->p[c], 0, &status) == 0) {
         done[c] = 1;
@@ -213,7 +221,7 @@ static int run_timeline(gray_fleet *g, const gray_fault *ft, const gray_plan *pl
         }
       }
     }
-    if (n_done == GRAY_CLIENTS && ended) return 0;
+    if (n_done == g->n_clients && ended) return 0;
     if (t > plan->total_s + 25) {
       snprintf(g->error, sizeof(g->error), "clients did not finish in time (see %.100s)", g->dir);
       return -1;
@@ -248,10 +256,10 @@ static void stop_all(gray_fleet *g, const gray_fault *ft, gray_clients *cl, gray
 }
 
 /* Reads the clients' call logs into g_calls; returns how many, or -1. */
-static long read_call_logs(const gray_clients *cl, const gray_servers *names, char *err,
-                           size_t len) {
+static long read_call_logs(const gray_clients *cl, int n_clients, const gray_servers *names,
+                           char *err, size_t len) {
   size_t n = 0, max = sizeof(g_calls) / sizeof(g_calls[0]);
-  for (int c = 0; c < GRAY_CLIENTS; c++) {
+  for (int c = 0; c < n_clients; c++) {
     FILE *f = fopen(cl->log[c], "r");
     if (f == NULL) {
       snprintf(err, len, "no call log %.150s", cl->log[c]);
@@ -279,13 +287,16 @@ static void run_one(const fleet_args *a, const char *no_answer_bin, const gray_f
   g.server_bin = a->server_bin;
   g.no_answer_bin = no_answer_bin;
   g.faulty = FAULTY;
+  g.n_clients = plan->clients;
   g.resumed = -1;
   snprintf(g.dir, sizeof(g.dir), "%s/gray-%s-%s", a->out_dir, ft->name, m->name);
   mkdir(g.dir, 0755);
   char target[GRAY_SERVERS * 64 + 16];
   gray_servers names;
   memset(&names, 0, sizeof(names));
-  gray_windows w = {0, 0, FAULTY, GRAY_SERVERS, 200, 20, ft->faulty_mask, ft->client_mask};
+  /* fewer clients: the fault's among them (a partition of 1 client: client 0) */
+  unsigned clients = ft->client_mask & ((1u << g.n_clients) - 1u);
+  gray_windows w = {0, 0, FAULTY, GRAY_SERVERS, 200, 20, ft->faulty_mask, clients};
   int ok = start_servers(&g, a, target, sizeof(target), &names) == 0 &&
            start_clients(&g, a, m, plan, target, &cl) == 0 &&
            run_timeline(&g, ft, plan, &cl, &w) == 0;
@@ -294,7 +305,7 @@ static void run_one(const fleet_args *a, const char *no_answer_bin, const gray_f
     snprintf(row->error, sizeof(row->error), "%s", g.error[0] ? g.error : "run failed");
     return;
   }
-  long n = read_call_logs(&cl, &names, row->error, sizeof(row->error));
+  long n = read_call_logs(&cl, g.n_clients, &names, row->error, sizeof(row->error));
   if (n < 0) return;
   if (io_fleet_gray_figures(g_calls, (size_t)n, &w, &row->fig) != 0) {
     snprintf(row->error, sizeof(row->error), "no calls in the call logs (see %.100s)", g.dir);
@@ -348,10 +359,12 @@ int io_fleet_gray_scenario(const void *def, const fleet_args *a, fleet_output *o
   out->n_rows = 1;
   snprintf(res->network, sizeof(res->network), "%s", io_fleet_net_name());
   gray_plan plan;
+  plan.clients = a->clients >= 1 && a->clients <= GRAY_CLIENTS ? (int)a->clients : GRAY_CLIENTS;
   plan.calls = a->calls > 0 ? a->calls : FLEET_GRAY_DEFAULT_CALLS;
   plan.fault_s = a->fault_s > 0 ? a->fault_s : FLEET_GRAY_DEFAULT_FAULT_S;
   plan.total_s = WARM_S + plan.fault_s + AFTER_S;
   res->calls = plan.calls;
+  res->clients = plan.clients;
   res->fault_s = plan.fault_s;
   mode_list ml = {.n = 0, .have_aperture = a->have_aperture};
   fault_list fl = {.n = 0};
@@ -416,6 +429,8 @@ static void write_row_json(FILE *f, const gray_row *r) {
   json_ms(f, "p999_ms", x->p999_ms);
   fprintf(f, ",\"relapses\":%ld,\"share_during\":%.4f,\"share_after\":%.4f", x->relapses,
           x->share_during, x->share_after);
+  fprintf(f, ",\"inflight_at_fault\":%ld,\"failed_budget\":%ld,\"within_budget\":%s",
+          x->inflight_at_fault, x->failed_budget, x->failed <= x->failed_budget ? "true" : "false");
   if (r->resumed >= 0) fprintf(f, ",\"resumed\":%s", r->resumed ? "true" : "false");
   fprintf(f, ",\"complete\":%s", r->complete ? "true" : "false");
   if (!r->complete) {
@@ -439,7 +454,7 @@ void io_fleet_gray_write_json(FILE *f, const fleet_output *out) {
           "{\"scenario\":\"gray\",\"network\":\"%s\",\"servers\":%d,\"clients\":%d,"
           "\"concurrency\":%d,\"deadline_ms\":%d,\"min_aperture\":%d,\"calls_per_run\":%ld,"
           "\"fault_at_s\":%.1f,\"fault_s\":%.1f,\"after_s\":%.1f,\"runs\":[",
-          res->network, GRAY_SERVERS, GRAY_CLIENTS, CONCURRENCY, DEADLINE_MS, MIN_APERTURE,
+          res->network, GRAY_SERVERS, res->clients, CONCURRENCY, DEADLINE_MS, MIN_APERTURE,
           res->calls, WARM_S, res->fault_s, AFTER_S);
   for (int i = 0; i < res->n_rows; i++) {
     fprintf(f, "%s\n", i ? "," : "");
@@ -459,11 +474,11 @@ void io_fleet_gray_write_table(FILE *f, const fleet_output *out) {
   fprintf(f,
           "gray: %d servers, %d clients x %d in flight, %d ms deadlines, %ld calls per run,\n"
           "      fault on s%d at %.1f s for %.1f s, %.1f s after (network %s)\n",
-          GRAY_SERVERS, GRAY_CLIENTS, CONCURRENCY, DEADLINE_MS, res->calls, FAULTY, WARM_S,
+          GRAY_SERVERS, res->clients, CONCURRENCY, DEADLINE_MS, res->calls, FAULTY, WARM_S,
           res->fault_s, AFTER_S, res->network);
-  fprintf(f, "%-10s %-11s %7s %6s %8s %7s %7s %7s %7s %8s %9s %10s %6s %6s\n", "fault", "mode",
-          "calls", "failed", "healthy", "faulty", "unattr", "p50_ms", "p99_ms", "p999_ms",
-          "detect_ms", "recover_ms", "share", "after");
+  fprintf(f, "%-10s %-11s %7s %6s %6s %8s %7s %7s %7s %7s %8s %9s %10s %6s %6s\n", "fault",
+          "mode", "calls", "failed", "budget", "healthy", "faulty", "unattr", "p50_ms", "p99_ms",
+          "p999_ms", "detect_ms", "recover_ms", "share", "after");
   for (int i = 0; i < res->n_rows; i++) {
     const gray_row *r = &res->rows[i];
     const gray_figures *x = &r->fig;
@@ -471,15 +486,16 @@ void io_fleet_gray_write_table(FILE *f, const fleet_output *out) {
       fprintf(f, "%-10s %-11s failed: %s\n", r->fault, r->mode, r->error);
       continue;
     }
-    fprintf(f, "%-10s %-11s %7ld %6ld %8ld %7ld %7ld %7.1f %7.1f %8.1f %9.0f %10.0f %6.3f %6.3f\n",
-            r->fault, r->mode, x->calls, x->failed, x->failed_healthy, x->failed_faulty,
+    fprintf(f, "%-10s %-11s %7ld %6ld %6ld %8ld %7ld %7ld %7.1f %7.1f %8.1f %9.0f %10.0f %6.3f %6.3f\n",
+            r->fault, r->mode, x->calls, x->failed, x->failed_budget, x->failed_healthy, x->failed_faulty,
             x->failed_unattributed, x->p50_ms, x->p99_ms, x->p999_ms, x->detect_ms, x->recover_ms,
             x->share_during, x->share_after);
   }
   for (int i = 0; i < res->n_skipped; i++) {
     fprintf(f, "%-10s skipped: %s\n", res->skipped[i].fault, res->skipped[i].reason);
   }
-  fprintf(f, "healthy/faulty/unattr: failed calls on a healthy server, on s%d, on no server gRPC "
+  fprintf(f, "budget: calls in flight to the faulty server(s) when the fault began + 0.1%% of the "
+             "calls;\nhealthy/faulty/unattr: failed calls on a healthy server, on s%d, on no server gRPC "
              "named;\nshare/after: s%d's share of the calls started during the fault / after it\n",
           FAULTY, FAULTY);
 }

@@ -5,7 +5,7 @@
  * to lose its traffic and to get it back.
  *
  * Setup: 4 servers (each with a modelled service time of 2 ms), 4 clients
- * with {"aperture":{"mode":M,"minAperture":4}} (every server in each
+ * (--clients 1..4; the partition's are clients 0 and 1 among them) with {"aperture":{"mode":M,"minAperture":4}} (every server in each
  * client's aperture) or round_robin, 8 calls in flight per client, 300 ms
  * deadlines, --calls calls per mode and fault (default 20,000) paced over
  * the run: 1.5 s before the fault, --fault-s of fault (default 10), 3.5 s
@@ -29,7 +29,10 @@
  * from failed_healthy. detect_ms: from the fault's start to the end of the
  * first 200 ms window in which s1 got under 1% of the calls started;
  * recover_ms: from the heal to the end of the first window in which it got
- * at least half its fair share (12.5%); -1: never. */
+ * at least half its fair share (12.5%); -1: never. failed_budget: the
+ * calls in flight to the faulty server(s) when the fault began plus 0.1%
+ * of all calls, the most that may fail (issue 24), with
+ * inflight_at_fault and within_budget beside it. */
 #ifndef APERTURE_INTEROP_FLEET_GRAY_H
 #define APERTURE_INTEROP_FLEET_GRAY_H
 

@@ -110,6 +110,9 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
       after++;
       after_mine += on_faulty(&sc, c);
     }
+    if (on_faulty(&sc, c) && c->start_us < w->fault_start_us &&
+        c->start_us + c->latency_us > w->fault_start_us)
+      out->inflight_at_fault++;
     if (c->code == 0) {
       out->ok++;
       continue;
@@ -119,6 +122,7 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
     else if (on_faulty(&sc, c)) out->failed_faulty++;
     else out->failed_healthy++;
   }
+  out->failed_budget = out->inflight_at_fault + out->calls / 1000;
   qsort(lat, n, sizeof(*lat), by_value);
   out->p50_ms = quantile_ms(lat, n, 0.5);
   out->p99_ms = quantile_ms(lat, n, 0.99);

@@ -85,6 +85,13 @@ typedef struct gray_figures {
   double recover_ms;
   double share_during; /* the faulty servers' share of the calls started in the fault */
   double share_after;  /* ... and after it healed */
+  /* The target of issue 24: at most the calls in flight to the faulty
+   * servers when the fault began plus 0.1% of all calls fail.
+   * inflight_at_fault: the fault's clients' calls on its servers that
+   * started before fault_start_us and ended after it (whatever their
+   * status); failed_budget: inflight_at_fault + calls / 1000. */
+  long inflight_at_fault;
+  long failed_budget;
 } gray_figures;
 
 /* The figures of calls[0..n) (any order; the array is sorted by start in

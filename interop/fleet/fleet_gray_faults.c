@@ -157,7 +157,7 @@ static void link_cleanup(gray_fleet *g) {
 #define PARTITION_CLIENTS 0x3u /* clients 0, 1 */
 
 static int partition_begin(gray_fleet *g) {
-  for (int c = 0; c < GRAY_CLIENTS; c++) {
+  for (int c = 0; c < g->n_clients && c < GRAY_CLIENTS; c++) {
     if (!((PARTITION_CLIENTS >> c) & 1u)) continue;
     char ns[GRAY_NETNS_NAME_LEN];
     if (io_fleet_gray_netns_of(g->client_pids[c], ns, sizeof(ns), g->error, sizeof(g->error)) != 0)

@@ -38,6 +38,7 @@ typedef struct gray_fleet {
   int resumed;                       /* freeze: 1 once the server was seen running
                                         again after SIGCONT; -1: not checked */
   int client_pids[GRAY_CLIENTS];     /* the clients' processes */
+  int n_clients;                     /* clients running: 1..GRAY_CLIENTS */
   /* link-down: the faulty server's namespace and device, once found */
   char link_ns[GRAY_NETNS_NAME_LEN], link_dev[32];
   /* partition: the blackhole routes added (namespace, address) */

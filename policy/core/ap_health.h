@@ -7,15 +7,26 @@
  * endpoint out of the pick, each cheap enough for the hot path:
  *   - ejection: `eject_after_failures` calls in a row that failed as the
  *     transport or the server fails (the caller decides which statuses
- *     count) eject it for `ejection_ms`. After that it is on probation: it
- *     takes one call at a time; a success reinstates it, a failure ejects
- *     it again. Any success reinstates it at once (a server that thawed
- *     answers the calls it was holding). Finagle's failure accrual, with a
- *     fixed probation interval so a healed endpoint is back within
- *     ejection_ms.
+ *     count) eject it, and so does a single failure that ends a stuck
+ *     spell (below: the call waited out a silence, as every call to a
+ *     frozen or unreachable server does). The first ejection lasts
+ *     `ejection_ms`; after it the endpoint is on probation: it takes one
+ *     call at a time; a success reinstates it, a failure ejects it again
+ *     for twice as long as the last time, up to `max_ejection_ms` (each
+ *     probe that meets the fault costs a call). Any success reinstates it
+ *     at once and resets the doubling (a server that thawed answers the
+ *     calls it was holding), and so does ap_health_reset() (the caller's
+ *     new connection to it). Finagle's failure accrual, with a capped
+ *     backoff of probes.
  *   - stuck calls: calls in flight and none of the endpoint's calls ended
- *     (nor did it go idle) for `stuck_call_ms`: nothing is moving there,
- *     deadline or not.
+ *     (nor did it go idle) for the stuck threshold: nothing is moving
+ *     there, deadline or not. The threshold follows the endpoint's own
+ *     latency: `stuck_latency_factor` times the EWMA of its successful
+ *     calls' latencies (ap_health_record_latency()), at least
+ *     `stuck_call_min_ms` and at most `stuck_call_ms`; `stuck_call_ms`
+ *     alone before the first sample or when the factor is 0. A member
+ *     that answers in 3 ms is found stuck 25 ms into a freeze instead of
+ *     a second: that is the window in which new calls still land on it.
  * An endpoint that is not usable is only avoided, never refused: when no
  * member of an aperture is usable the pick still sends calls, so ejection
  * cannot lose calls or starve a fleet whose every server is slow.
@@ -45,19 +56,36 @@ extern "C" {
 #define AP_HEALTH_MAX_MS 86400000u
 #define AP_HEALTH_MAX_FAILURES 1000000u
 
+#define AP_HEALTH_MAX_LATENCY_FACTOR 1000u
+
 typedef struct ap_health_config {
-  uint32_t eject_after_failures; /* failures in a row that eject; 0: never */
-  uint32_t ejection_ms;          /* ejection before probation, >= 1 */
+  uint32_t eject_after_failures; /* failures in a row that eject; 0: never
+                                    (nor does a stuck spell) */
+  uint32_t ejection_ms;          /* first ejection before probation, >= 1 */
+  uint32_t max_ejection_ms;      /* cap of the doubling, >= ejection_ms */
   uint32_t stuck_call_ms;        /* no call ended this long with calls in
-                                    flight: stuck; 0: never */
+                                    flight: stuck; 0: never. The cap of the
+                                    latency-relative threshold */
+  uint32_t stuck_call_min_ms;    /* floor of the latency-relative threshold */
+  uint32_t stuck_latency_factor; /* threshold = factor x latency EWMA;
+                                    0: stuck_call_ms only */
 } ap_health_config;
 
-/* Defaults: 5 failures in a row, 1000 ms ejection, stuck after 1000 ms. */
+/* Defaults: 5 failures in a row, 3000 ms first ejection doubling up to
+ * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms. The
+ * first ejection outlasts the policy's default keepalive (policy/lb/config/
+ * config.h: a ping after keepaliveMs 200 without a byte, at most 1 s after
+ * the transport's previous ping, unanswered for keepaliveTimeoutMs 1000:
+ * closed within about 2.2 s): a frozen or cut off member's connection
+ * closes before its first probe, so no probe pays for it. */
 void ap_health_config_init(ap_health_config *config);
 
 /* AP_OK, or AP_EINVAL naming the field ("ejectAfterFailures",
- * "ejectionMs", "stuckCallMs" as the service config spells them) that is
- * out of range. NULL config is AP_EINVAL. */
+ * "ejectionMs", "maxEjectionMs", "stuckCallMs", "stuckCallMinMs",
+ * "stuckLatencyFactor" as the service config spells them) that is out of
+ * range: maxEjectionMs below ejectionMs, stuckCallMinMs above a nonzero
+ * stuckCallMs, factor above AP_HEALTH_MAX_LATENCY_FACTOR. NULL config is
+ * AP_EINVAL. */
 int ap_health_config_validate(const ap_health_config *config, ap_error *err);
 
 typedef enum ap_health_state {
@@ -84,10 +112,40 @@ void ap_health_on_start(ap_health *health, int64_t outstanding_before,
                         int64_t now_ms);
 
 /* A call on the endpoint ended; `failed` nonzero when its status counts as
- * a failure (see top). Updates the failure run, ejects or reinstates.
- * NULL health or config is ignored. */
+ * a failure (see top). Updates the failure run, ejects (a failure run, or
+ * a failure that ends a silence longer than the stuck threshold) or
+ * reinstates. NULL health or config is ignored. */
 void ap_health_on_finish(ap_health *health, int failed,
                          const ap_health_config *config, int64_t now_ms);
+
+/* A successful call's latency (ms, the caller's clock; negative values are
+ * ignored) into the endpoint's EWMA (weight 1/8), which sets its stuck
+ * threshold. Concurrent updates may lose a sample; never a torn value. */
+void ap_health_record_latency(ap_health *health, int64_t latency_ms);
+
+/* The endpoint's latency EWMA in ms; -1 before the first sample or for
+ * NULL. */
+double ap_health_latency_ms(const ap_health *health);
+
+/* The stuck threshold in ms for this endpoint now (see top); 0 when stuck
+ * detection is off or for NULL config. */
+uint32_t ap_health_stuck_threshold_ms(const ap_health *health,
+                                      const ap_health_config *config);
+
+/* A fresh start: the caller made a new connection to the endpoint (its
+ * subchannel became READY again). Ends any ejection, the failure run and
+ * the doubling; keeps the counters and the latency EWMA. NULL is
+ * ignored. */
+void ap_health_reset(ap_health *health, int64_t now_ms);
+
+/* Why the endpoint was last ejected: "failures" (a failure run), "stuck"
+ * (a failure after a silence), "probe" (a probe failed), "none"
+ * (never, or reset since). NULL: "none". */
+const char *ap_health_ejection_reason(const ap_health *health);
+
+/* The length of the current ejection in ms, probation included (0 when
+ * the endpoint is not ejected nor on probation; NULL: 0). */
+uint32_t ap_health_ejection_length_ms(const ap_health *health);
 
 /* The endpoint's state for a new call, given its calls in flight now.
  * NULL health or config is AP_HEALTH_OK. */

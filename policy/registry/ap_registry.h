@@ -81,7 +81,13 @@ typedef struct ap_endpoint_state {
                                resolver, kept in the ring, never picked */
   int health;               /* an ap_health_state (ap_health.h): 0 ok,
                                1 ejected, 2 probation, 3 stuck */
-  uint64_t ejections;       /* times ejected after a failure run */
+  uint64_t ejections;       /* times ejected (a failure run, a stuck spell
+                               or a failed probe) */
+  const char *ejection_reason; /* static, never freed: why it was last
+                               ejected (ap_health_ejection_reason()); NULL
+                               reads as "none" */
+  uint32_t stuck_after_ms;  /* its stuck threshold now (ap_health.h: from
+                               its latency EWMA); 0 when detection is off */
   double utilization;       /* pickMetric orca: smoothed reported CPU
                                utilization; -1 none, stale or other metric */
   double latency_ewma_ms;   /* pickMetric peakEwma: peak EWMA of latency in

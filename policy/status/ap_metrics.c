@@ -93,7 +93,7 @@ static const endpoint_family kEndpoint[] = {
     {"aperture_endpoint_draining", "gauge", "1 when it was removed and still drains.", e_draining},
     {"aperture_endpoint_pick_weight", "gauge", "Its weight in the pick (share of the window it covers).", e_pick_weight},
     {"aperture_endpoint_ready", "gauge", "1 when its subchannel is READY.", e_ready},
-    {"aperture_endpoint_ejections", "counter", "Times it was ejected after a run of failed calls.", e_ejections},
+    {"aperture_endpoint_ejections", "counter", "Times it was ejected (a failure run, a stuck spell or a failed probe).", e_ejections},
     {"aperture_endpoint_healthy", "gauge", "1 unless ejected, on probation or stuck (status health).", e_healthy},
     {"aperture_endpoint_utilization", "gauge",
      "pickMetric orca: smoothed CPU utilization the endpoint reports (ORCA); absent without a fresh report.",

@@ -152,6 +152,8 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
     m->failures = e->failures;
     m->health = (char *)ap_health_state_name((ap_health_state)e->health);
     m->ejections = e->ejections;
+    m->ejection_reason = (char *)(e->ejection_reason != NULL ? e->ejection_reason : "none");
+    m->stuck_after_ms = e->stuck_after_ms;
     m->utilization = e->utilization;
     m->latency_ewma_ms = e->latency_ewma_ms;
     rs->endpoint_ptrs[i] = m;

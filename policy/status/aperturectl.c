@@ -136,7 +136,9 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
              e->draining ? "true" : "false", conn_name(e->connectivity), (unsigned long long)e->outstanding,
              (unsigned long long)e->picks, (unsigned long long)e->failures);
       json_string(e->health != NULL && e->health[0] ? e->health : "ok");
-      printf(",\"ejections\":%llu", (unsigned long long)e->ejections);
+      printf(",\"ejections\":%llu,\"ejection_reason\":", (unsigned long long)e->ejections);
+      json_string(e->ejection_reason != NULL && e->ejection_reason[0] ? e->ejection_reason : "none");
+      printf(",\"stuck_after_ms\":%u", (unsigned)e->stuck_after_ms);
       printf(",\"utilization\":");
       json_double(e->utilization);
       printf(",\"latency_ewma_ms\":");

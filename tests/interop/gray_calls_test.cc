@@ -149,6 +149,32 @@ TEST(GrayCallsTest, PartitionCountsOnlyItsClientsToItsServers) {
   EXPECT_NEAR(0.5, f.share_after, 0.01);
 }
 
+// The budget: calls on the faulty server that started before the fault and
+// ended after it (whatever their status), plus 0.1% of every call.
+TEST(GrayCallsTest, BudgetIsTheCallsInFlightAtTheFaultPlusATenthOfAPercent) {
+  std::vector<gray_call> calls;
+  for (int64_t t = 0; t < 3000000; t += 1000) {  // 3,000 calls, 1 ms apart
+    calls.push_back({t, 2000, 0, static_cast<int>(t / 1000) % 4, 0});
+  }
+  // in flight to s1 at the fault (1 s): one ends after it, one fails at
+  // its deadline; one on s1 ended exactly at the fault; s2's does not count
+  calls[997] = {997000, 5000, 0, 1, 0};     // s1, 0.997 .. 1.002 s
+  calls[993] = {993000, 300000, 4, 1, 0};   // s1, fails at 1.293 s
+  calls[989] = {989000, 11000, 0, 1, 0};    // s1, ends at 1.000 s: not in flight
+  calls[998] = {998000, 300000, 4, 2, 0};   // s2: a healthy server's
+  gray_windows w = {1000000, 2000000, 1, 4, 200, 10};
+  gray_figures f;
+  ASSERT_EQ(0, io_fleet_gray_figures(calls.data(), calls.size(), &w, &f));
+  EXPECT_EQ(2, f.inflight_at_fault);
+  EXPECT_EQ(2 + 3, f.failed_budget);  // 3,000 calls: 3
+  EXPECT_EQ(2, f.failed);
+  // a partition counts only its clients' calls to its servers
+  gray_windows part = {1000000, 2000000, 1, 4, 200, 10, 0x2u, 0x2u};  // client 1 only
+  ASSERT_EQ(0, io_fleet_gray_figures(calls.data(), calls.size(), &part, &f));
+  EXPECT_EQ(0, f.inflight_at_fault);
+  EXPECT_EQ(3, f.failed_budget);
+}
+
 TEST(GrayCallsTest, RefusesBadWindowsAndNoCalls) {
   std::vector<gray_call> calls = Timeline();
   gray_figures f;

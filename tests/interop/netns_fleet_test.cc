@@ -164,6 +164,47 @@ TEST(NetnsFleetTest, ChurnOnNamespacesWithDnsmasqLeavesNothingBehind) {
   EXPECT_EQ(std::string::npos, after.routes.find("198.1")) << after.routes;
 }
 
+// Issue 24's target for the faults that need a network (as
+// gray_fleet_test's for freeze and no-answer, at the issue's scale): s1's
+// link down, and clients 0, 1 blackholed from s0, s1, each for 10 s; at
+// most the calls in flight to the faulty servers when the fault began plus
+// 0.1% of all calls fail, none on a healthy server; nothing left behind.
+TEST(NetnsFleetTest, GrayLinkDownAndPartitionStayWithinTheFailureBudget) {
+  const std::string why = NetnsUnavailable();
+  if (!why.empty()) GTEST_SKIP() << why;
+  const std::string dir = TempDir("netns_gray");
+  Child fleet(InteropBinary("fleet"),
+              {"--network", "netns", "--scenario", "gray", "--faults", "link-down,partition",
+               "--modes", "smooth", "--json", "--out-dir", dir},
+              dir + "/fleet.log");
+  int status = fleet.Wait(240000);
+  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "see " << dir << "/fleet.log";
+  Json report = ReadJson(dir + "/report.json");
+  ASSERT_TRUE(report);
+  EXPECT_STREQ("netns", io_json_string(io_json_get(report.get(), "network")));
+  const json_value *runs = io_json_get(report.get(), "runs");
+  ASSERT_EQ(2u, io_json_size(runs));
+  for (size_t i = 0; i < io_json_size(runs); i++) {
+    const json_value *r = io_json_at(runs, i);
+    SCOPED_TRACE(io_json_string(io_json_get(r, "fault")));
+    ASSERT_EQ(1, io_json_bool(io_json_get(r, "complete"), 0))
+        << io_json_string(io_json_get(r, "error"));
+    const double calls = io_json_get_number(r, "calls", -1);
+    const double inflight = io_json_get_number(r, "inflight_at_fault", -1);
+    EXPECT_GE(calls, 20000);
+    EXPECT_GE(inflight, 0);
+    EXPECT_EQ(io_json_get_number(r, "failed_budget", -1),
+              inflight + static_cast<long>(calls) / 1000);
+    EXPECT_LE(io_json_get_number(r, "failed", -1), io_json_get_number(r, "failed_budget", -1))
+        << "see " << dir;
+    EXPECT_EQ(0, io_json_get_number(r, "failed_healthy", -1));
+  }
+  const std::string prefix = Prefix(dir + "/fleet.log");
+  ASSERT_FALSE(prefix.empty()) << "the runner named no namespaces";
+  EXPECT_EQ(0, Namespaces(prefix)) << Shell("ip netns list");
+}
+
 TEST(NetnsFleetTest, SigintTearsDownEveryNamespace) {
   const std::string why = NetnsUnavailable() + DnsmasqUnavailable();
   if (!why.empty()) GTEST_SKIP() << why;

@@ -248,7 +248,7 @@ TEST(ApertureConfig, HealthFieldsParseAndAreNamed) {
   auto d = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse("{}"));
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->health.eject_after_failures, 5u);
-  EXPECT_EQ(d->health.ejection_ms, 1000u);
+  EXPECT_EQ(d->health.ejection_ms, 3000u);
   EXPECT_EQ(d->health.stuck_call_ms, 1000u);
   auto s = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse(
       "{\"ejectAfterFailures\":0,\"ejectionMs\":250,\"stuckCallMs\":0}"));
@@ -262,6 +262,44 @@ TEST(ApertureConfig, HealthFieldsParseAndAreNamed) {
   ExpectFieldError("{\"ejectionMs\":\"1s\"}", "ejectionMs");
   ExpectFieldError("{\"stuckCallMs\":86400001}", "stuckCallMs");
   ExpectFieldError("{\"stuckCallMs\":1.5}", "stuckCallMs");
+}
+
+// The stuck threshold's and the ejection backoff's fields, and keepalive.
+TEST(ApertureConfig, StuckBackoffAndKeepaliveFieldsParseAndAreNamed) {
+  auto d = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse("{}"));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->health.max_ejection_ms, 6000u);
+  EXPECT_EQ(d->health.stuck_call_min_ms, 25u);
+  EXPECT_EQ(d->health.stuck_latency_factor, 8u);
+  EXPECT_EQ(d->keepalive_ms, 200u);
+  EXPECT_EQ(d->keepalive_timeout_ms, 1000u);
+  EXPECT_EQ(d->reconnect_backoff_max_ms, 1000u);
+  auto s = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse(
+      "{\"maxEjectionMs\":9000,\"stuckCallMinMs\":20,\"stuckLatencyFactor\":4,"
+      "\"keepaliveMs\":0,\"keepaliveTimeoutMs\":5000,\"reconnectBackoffMaxMs\":0}"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->health.max_ejection_ms, 9000u);
+  EXPECT_EQ(s->health.stuck_call_min_ms, 20u);
+  EXPECT_EQ(s->health.stuck_latency_factor, 4u);
+  EXPECT_EQ(s->keepalive_ms, 0u);
+  EXPECT_EQ(s->keepalive_timeout_ms, 5000u);
+  EXPECT_EQ(s->reconnect_backoff_max_ms, 0u);
+  // Only ejectionMs above the default cap: no doubling, not an error.
+  auto e = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse("{\"ejectionMs\":8000}"));
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->health.max_ejection_ms, 8000u);
+  // Only stuckCallMs below the default floor: a fixed threshold.
+  auto f = aperture_lb::ParseApertureSettings(*grpc_core::Json::Parse("{\"stuckCallMs\":20}"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->health.stuck_call_min_ms, 20u);
+  ExpectFieldError("{\"ejectionMs\":2000,\"maxEjectionMs\":1000}", "maxEjectionMs");
+  ExpectFieldError("{\"maxEjectionMs\":0}", "maxEjectionMs");
+  ExpectFieldError("{\"stuckCallMs\":100,\"stuckCallMinMs\":200}", "stuckCallMinMs");
+  ExpectFieldError("{\"stuckLatencyFactor\":1001}", "stuckLatencyFactor");
+  ExpectFieldError("{\"keepaliveMs\":50}", "keepaliveMs");
+  ExpectFieldError("{\"keepaliveMs\":-1}", "keepaliveMs");
+  ExpectFieldError("{\"keepaliveTimeoutMs\":0}", "keepaliveTimeoutMs");
+  ExpectFieldError("{\"reconnectBackoffMaxMs\":50}", "reconnectBackoffMaxMs");
 }
 
 // A bad config from the resolver fails the channel's calls with the field

@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/lb/lb_test_util.h"
+#include "tests/lb/tcp_proxy.h"
 
 namespace aperture_test {
 namespace {
@@ -34,7 +35,7 @@ uint64_t CallsOf(const std::vector<std::unique_ptr<Backend>>& backends, size_t f
 // about 1 call in 16 (about 190 of these 3,000) and each such call waits
 // out its deadline. With ejection after 5 failures in a row, what fails
 // is what was sent before the first deadlines (at most the 8 in flight)
-// plus one probe per ejection (1 s). 40 leaves room for a slow machine
+// plus one probe per ejection (3 s, then 6 s). 40 leaves room for a slow machine
 // (more ejections while the load runs longer) and is far below 190.
 TEST(Gray, FrozenMemberIsEjectedAndFewCallsFail) {
   auto backends = StartBackends(4);
@@ -77,7 +78,7 @@ TEST(Gray, FrozenMemberIsEjectedAndFewCallsFail) {
 // Without deadlines, a frozen member fails nothing; it holds calls. The
 // callers that drew it wait, and new callers would keep drawing it (about
 // 1 call in 16 lands there whatever the loads, when both draws pick it).
-// Stuck detection (calls in flight there and none ended for stuckCallMs)
+// Stuck detection (calls in flight there and none ended for its threshold)
 // takes it out of the pick: a second load, started once the first one's
 // calls have waited there past stuckCallMs, runs to its end on the others
 // while the member is still frozen. Without it, the second load's callers
@@ -147,6 +148,137 @@ TEST(Gray, ApertureUnderOutlierDetection) {
   // Ejected by the parent, it gets no more calls: the next load is clean.
   EXPECT_EQ(channel.RunLoad(500, 8, nullptr, nullptr, 1000), 0);
   backends[0]->Freeze(false);
+}
+
+// One failure that ends a stuck spell ejects: with ejectAfterFailures far
+// above any run this test can make, only that rule can eject the frozen
+// member. Without it, every time the calls held there reached their
+// deadline the member would be idle and usable again, take calls until it
+// looked stuck, and fail them 300 ms later, over and over (hundreds of the
+// 3,000 calls, as the first test's note counts). With it, what fails is
+// what it held at the freeze (at most the 8 in flight), the few calls
+// picked onto it before its stuck threshold (25 ms here) and one probe per
+// ejection; 40 is the first test's bound.
+TEST(Gray, AStuckSpellEjectsOnItsFirstFailure) {
+  auto backends = StartBackends(4);
+  TestChannel channel("gray-spell", AllMembers(",\"ejectAfterFailures\":1000000"), false);
+  channel.SetAddresses(Addresses(backends));
+  ASSERT_TRUE(WaitAllMembersReady("gray-spell", 4));
+  ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  StateView view;
+  ASSERT_TRUE(Snapshot("gray-spell", &view));
+  for (const auto& b : backends) {
+    // Fast members (a few ms): the threshold is 8x their latency EWMA,
+    // within [stuckCallMinMs 25, stuckCallMs 1000].
+    const EndpointView* e = view.Find(b->address());
+    ASSERT_NE(e, nullptr);
+    EXPECT_GE(e->stuck_after_ms, 25u);
+    EXPECT_LE(e->stuck_after_ms, 1000u);
+    EXPECT_EQ(e->ejection_reason, "none");
+  }
+  backends[0]->Freeze(true);
+  std::map<int, int> by_code;
+  const int failed = channel.RunLoad(3000, 8, &by_code, nullptr, 300);
+  printf("stuck spell: %d of 3000 calls failed\n", failed);
+  EXPECT_GE(failed, 1);
+  EXPECT_LE(failed, 40);
+  ASSERT_TRUE(Snapshot("gray-spell", &view));
+  const EndpointView* frozen = view.Find(backends[0]->address());
+  ASSERT_NE(frozen, nullptr);
+  EXPECT_GE(frozen->ejections, 1u);
+  EXPECT_TRUE(frozen->ejection_reason == "stuck" || frozen->ejection_reason == "probe")
+      << frozen->ejection_reason;
+  for (size_t i = 1; i < backends.size(); ++i)
+    EXPECT_EQ(view.Find(backends[i]->address())->failures, 0u);
+  backends[0]->Freeze(false);
+}
+
+// A fixed threshold when the latency factor is 0: stuckCallMs itself.
+TEST(Gray, StuckThresholdIsStuckCallMsWithoutTheLatencyFactor) {
+  auto backends = StartBackends(4);
+  TestChannel channel("gray-fixed",
+                      AllMembers(",\"stuckLatencyFactor\":0,\"stuckCallMs\":700"), false);
+  channel.SetAddresses(Addresses(backends));
+  ASSERT_TRUE(WaitAllMembersReady("gray-fixed", 4));
+  ASSERT_EQ(channel.RunLoad(200, 8), 0);
+  StateView view;
+  ASSERT_TRUE(Snapshot("gray-fixed", &view));
+  for (const auto& b : backends) EXPECT_EQ(view.Find(b->address())->stuck_after_ms, 700u);
+}
+
+// A member behind a proxy that stops forwarding (TcpProxy::Freeze: from
+// the client, a stopped process or a silent path: TCP acknowledges, HTTP/2
+// never answers). The policy's subchannels have HTTP/2 keepalive by
+// default: the calls held there make the transport ping (keepaliveMs 200
+// without a byte from the server), no answer comes (keepaliveTimeoutMs
+// 1000) and the connection closes, so the member leaves READY and takes no
+// probes. The new connection's handshake waits in the proxy; thawed, it
+// completes, the member is READY with its health reset, and gets calls.
+TEST(Gray, KeepaliveClosesAFrozenConnectionAndANewOneBringsTheMemberBack) {
+  auto backends = StartBackends(4);
+  TcpProxy proxy(backends[0]->port());
+  ASSERT_NE(proxy.port(), 0);
+  std::vector<std::string> addresses = Addresses(backends);
+  addresses[0] = proxy.address();
+  TestChannel channel("gray-keepalive", AllMembers(""), false);
+  channel.SetAddresses(addresses);
+  ASSERT_TRUE(WaitAllMembersReady("gray-keepalive", 4));
+  ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  const uint64_t served = backends[0]->calls();
+  EXPECT_GT(served, 0u);
+
+  proxy.Freeze(true);
+  std::map<int, int> by_code;
+  const int failed = channel.RunLoad(2000, 8, &by_code, nullptr, 300);
+  printf("frozen connection: %d of 2000 calls failed\n", failed);
+  EXPECT_LE(failed, 40);  // as AStuckSpellEjectsOnItsFirstFailure
+  StateView view;
+  EXPECT_TRUE(WaitFor([&] {
+    return Snapshot("gray-keepalive", &view) && !view.MemberReady(proxy.address());
+  })) << "the frozen connection stayed READY";
+  for (size_t i = 1; i < backends.size(); ++i)
+    EXPECT_EQ(view.Find(backends[i]->address())->failures, 0u);
+  // Not READY: no calls go there, none fail.
+  EXPECT_EQ(channel.RunLoad(1000, 8, nullptr, nullptr, 300), 0);
+
+  proxy.Freeze(false);
+  EXPECT_TRUE(WaitFor([&] {
+    return Snapshot("gray-keepalive", &view) && view.MemberReady(proxy.address());
+  })) << "the member did not come back";
+  EXPECT_GE(proxy.accepted(), 2);  // a new connection
+  ASSERT_TRUE(Snapshot("gray-keepalive", &view));
+  const EndpointView* back = view.Find(proxy.address());
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->health, "ok");
+  EXPECT_EQ(back->ejection_reason, "none");  // reset by the new connection
+  EXPECT_EQ(channel.RunLoad(1000, 8, nullptr, nullptr, 1000), 0);
+  EXPECT_GT(backends[0]->calls(), served);
+}
+
+// keepaliveMs 0 leaves the channel's settings (gRPC: no keepalive): the
+// frozen connection stays READY, the member only ejected, long after the
+// 1.2 s keepalive would have needed.
+TEST(Gray, WithoutKeepaliveAFrozenConnectionStaysReady) {
+  auto backends = StartBackends(4);
+  TcpProxy proxy(backends[0]->port());
+  ASSERT_NE(proxy.port(), 0);
+  std::vector<std::string> addresses = Addresses(backends);
+  addresses[0] = proxy.address();
+  TestChannel channel("gray-nokeepalive", AllMembers(",\"keepaliveMs\":0"), false);
+  channel.SetAddresses(addresses);
+  ASSERT_TRUE(WaitAllMembersReady("gray-nokeepalive", 4));
+  ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  proxy.Freeze(true);
+  channel.RunLoad(2000, 8, nullptr, nullptr, 300);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  StateView view;
+  ASSERT_TRUE(Snapshot("gray-nokeepalive", &view));
+  EXPECT_TRUE(view.MemberReady(proxy.address()));
+  const EndpointView* frozen = view.Find(proxy.address());
+  ASSERT_NE(frozen, nullptr);
+  EXPECT_GE(frozen->ejections, 1u);
+  EXPECT_EQ(proxy.accepted(), 1);
+  proxy.Freeze(false);
 }
 
 }  // namespace

@@ -435,7 +435,9 @@ bool Snapshot(const std::string& filter, StateView* out) {
                                 e.widened != 0, e.connectivity, e.outstanding,
                                 e.picks, e.failures, e.draining != 0,
                                 ap_health_state_name(static_cast<ap_health_state>(e.health)),
-                                e.ejections, e.utilization, e.latency_ewma_ms});
+                                e.ejections, e.utilization, e.latency_ewma_ms,
+                                e.ejection_reason ? e.ejection_reason : "none",
+                                e.stuck_after_ms});
     }
   }
   ap_ring_states_free(states, count);

@@ -131,6 +131,8 @@ struct EndpointView {
   std::string health;  // ap_health_state_name()
   uint64_t ejections;
   double utilization, latency_ewma_ms;  // -1: none (ap_registry.h)
+  std::string ejection_reason;          // ap_health_ejection_reason()
+  uint32_t stuck_after_ms;
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;

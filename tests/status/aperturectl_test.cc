@@ -248,7 +248,8 @@ TEST_F(AperturectlTest, PickMetricAndLoadAreShown) {
   CtlRun j = Ctl("status " + addr_ + " --json --target orca.svc");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_TRUE(Has(j.out, "\"pick_metric\":\"orca\"")) << j.out;
-  EXPECT_TRUE(Has(j.out, "\"failures\":1,\"health\":\"ok\",\"ejections\":0,\"utilization\":0.25,"
+  EXPECT_TRUE(Has(j.out, "\"failures\":1,\"health\":\"ok\",\"ejections\":0,"
+                         "\"ejection_reason\":\"none\",\"stuck_after_ms\":0,\"utilization\":0.25,"
                          "\"latency_ewma_ms\":-1}"))
       << j.out;
 

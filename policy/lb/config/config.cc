@@ -4,12 +4,15 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include <grpc/impl/codegen/grpc_types.h>
+
 #include "policy/core/ap_hash_ring.h"
 #include "policy/core/ap_number.h"
 #include "policy/core/ap_stable.h"
@@ -259,6 +262,68 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       present) {
     s.health.stuck_call_ms = static_cast<uint32_t>(v);
   }
+  if (ReadUint(obj, "maxEjectionMs", 1, AP_HEALTH_MAX_MS, &v, &present,
+               &errors) &&
+      present) {
+    s.health.max_ejection_ms = static_cast<uint32_t>(v);
+  } else if (s.health.max_ejection_ms < s.health.ejection_ms) {
+    // Only ejectionMs given, above the default cap: no doubling.
+    s.health.max_ejection_ms = s.health.ejection_ms;
+  }
+  if (s.health.max_ejection_ms < s.health.ejection_ms) {
+    errors.Add("maxEjectionMs",
+               absl::StrCat("must be at least ejectionMs (",
+                            s.health.ejection_ms, "), got ",
+                            s.health.max_ejection_ms));
+  }
+  if (ReadUint(obj, "stuckCallMinMs", 0, AP_HEALTH_MAX_MS, &v, &present,
+               &errors) &&
+      present) {
+    s.health.stuck_call_min_ms = static_cast<uint32_t>(v);
+    if (s.health.stuck_call_ms > 0 && v > s.health.stuck_call_ms) {
+      errors.Add("stuckCallMinMs",
+                 absl::StrCat("must be at most stuckCallMs (",
+                              s.health.stuck_call_ms, "), got ", v));
+    }
+  } else if (s.health.stuck_call_ms > 0 &&
+             s.health.stuck_call_min_ms > s.health.stuck_call_ms) {
+    // Only stuckCallMs given, below the default floor: a fixed threshold.
+    s.health.stuck_call_min_ms = s.health.stuck_call_ms;
+  }
+  if (ReadUint(obj, "stuckLatencyFactor", 0, AP_HEALTH_MAX_LATENCY_FACTOR, &v,
+               &present, &errors) &&
+      present) {
+    s.health.stuck_latency_factor = static_cast<uint32_t>(v);
+  }
+  if (ReadUint(obj, "keepaliveMs", 0, kMaxKeepaliveMs, &v, &present,
+               &errors) &&
+      present) {
+    if (v != 0 && v < kMinKeepaliveMs) {
+      errors.Add("keepaliveMs",
+                 absl::StrCat("must be 0 (the channel's own settings) or at "
+                              "least ",
+                              kMinKeepaliveMs, ", got ", v));
+    } else {
+      s.keepalive_ms = static_cast<uint32_t>(v);
+    }
+  }
+  if (ReadUint(obj, "keepaliveTimeoutMs", 1, kMaxKeepaliveMs, &v, &present,
+               &errors) &&
+      present) {
+    s.keepalive_timeout_ms = static_cast<uint32_t>(v);
+  }
+  if (ReadUint(obj, "reconnectBackoffMaxMs", 0, kMaxKeepaliveMs, &v, &present,
+               &errors) &&
+      present) {
+    if (v != 0 && v < kMinReconnectBackoffMaxMs) {
+      errors.Add("reconnectBackoffMaxMs",
+                 absl::StrCat("must be 0 (the channel's own settings) or at "
+                              "least ",
+                              kMinReconnectBackoffMaxMs, ", got ", v));
+    } else {
+      s.reconnect_backoff_max_ms = static_cast<uint32_t>(v);
+    }
+  }
   ParsePeerConfig(obj, &s.peers,
                     [&errors](absl::string_view field,
                               absl::string_view message) {
@@ -301,6 +366,30 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
   CheckHashPoints(s, &errors);
   if (!errors.empty()) return errors.ToStatus();
   return s;
+}
+
+grpc_core::ChannelArgs SubchannelArgs(const ApertureSettings& settings,
+                                      const grpc_core::ChannelArgs& args) {
+  grpc_core::ChannelArgs out = args;
+  if (settings.keepalive_ms != 0 &&
+      !args.GetInt(GRPC_ARG_KEEPALIVE_TIME_MS).has_value()) {
+    out = out.Set(GRPC_ARG_KEEPALIVE_TIME_MS,
+                  static_cast<int>(settings.keepalive_ms));
+    if (!args.GetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS).has_value()) {
+      out = out.Set(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                    static_cast<int>(settings.keepalive_timeout_ms));
+    }
+  }
+  if (settings.reconnect_backoff_max_ms != 0 &&
+      !args.GetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS).has_value()) {
+    const int cap = static_cast<int>(settings.reconnect_backoff_max_ms);
+    out = out.Set(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, cap);
+    const auto initial = args.GetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS);
+    if (!initial.has_value() || *initial > cap) {
+      out = out.Set(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(cap, 1000));
+    }
+  }
+  return out;
 }
 
 }  // namespace aperture_lb

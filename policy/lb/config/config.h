@@ -28,6 +28,14 @@ constexpr uint32_t kDefaultChoiceCount = 2;
 constexpr uint32_t kMaxChoiceCount = 10;
 // Below this a periodic re-resolution would flood the resolver.
 constexpr uint64_t kMinReresolutionIntervalMs = 100;
+// Below this every short call would ping (gRPC's client pings at most once
+// a second on a connection anyway).
+constexpr uint64_t kMinKeepaliveMs = 100;
+constexpr uint64_t kMaxKeepaliveMs = 86400000;
+constexpr uint32_t kDefaultKeepaliveMs = 200;
+constexpr uint32_t kDefaultKeepaliveTimeoutMs = 1000;
+constexpr uint32_t kDefaultReconnectBackoffMaxMs = 1000;
+constexpr uint64_t kMinReconnectBackoffMaxMs = 100;  // gRPC's own floor
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {
@@ -63,8 +71,29 @@ struct ApertureSettings {
   // Peer discovery: peerTarget, peerSelf, peerRefreshMs (peer_settings.h).
   PeerConfig peers;
   // Gray failures (ap_health.h): ejectAfterFailures, ejectionMs,
-  // stuckCallMs.
+  // maxEjectionMs, stuckCallMs, stuckCallMinMs, stuckLatencyFactor.
   ap_health_config health = DefaultHealthConfig();
+  // HTTP/2 keepalive on the subchannels the policy creates
+  // (GRPC_ARG_KEEPALIVE_TIME_MS / _TIMEOUT_MS, unless the channel's args set
+  // them; the timeout is also the sockets' TCP_USER_TIMEOUT): a ping after
+  // keepaliveMs without a byte from the server while calls are in flight,
+  // the connection closed when no answer comes within keepaliveTimeoutMs.
+  // A frozen or unreachable member so loses its READY connection instead of
+  // taking probes, and is back as soon as a new connection's handshake
+  // succeeds. Pings go only on connections with calls in flight that heard
+  // nothing for keepaliveMs, so a stock server (which GOAWAYs a client
+  // after 3 pings without sending anything in between) only sees them from
+  // a member that is silent for several keepaliveMs (docs/hardening.md).
+  // 0: the channel's settings (gRPC: no keepalive).
+  uint32_t keepalive_ms = kDefaultKeepaliveMs;
+  uint32_t keepalive_timeout_ms = kDefaultKeepaliveTimeoutMs;
+  // The longest wait between reconnection attempts of the policy's
+  // subchannels (GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, and the initial backoff
+  // no longer than it, unless the channel's args set them; gRPC's default
+  // grows to 120 s): a member whose connection closed in a gray failure is
+  // back within about this much of healing. A dead address is retried this
+  // often by each client whose aperture holds it. 0: the channel's settings.
+  uint32_t reconnect_backoff_max_ms = kDefaultReconnectBackoffMaxMs;
 
   static ap_health_config DefaultHealthConfig() {
     ap_health_config c;
@@ -84,6 +113,15 @@ inline StaticCoordinate ConfigCoordinate(const ApertureSettings& s) {
 
 absl::StatusOr<ApertureSettings> ParseApertureSettings(
     const grpc_core::Json& json);
+
+// The channel args for a subchannel the policy creates: `args` with the
+// settings' keepalive (keepaliveMs, keepaliveTimeoutMs) added unless
+// keepaliveMs is 0 or `args` already sets GRPC_ARG_KEEPALIVE_TIME_MS (the
+// application's own choice wins; its timeout too when it sets one), and
+// the reconnect backoff cap (reconnectBackoffMaxMs) unless it is 0 or
+// `args` sets GRPC_ARG_MAX_RECONNECT_BACKOFF_MS.
+grpc_core::ChannelArgs SubchannelArgs(const ApertureSettings& settings,
+                                      const grpc_core::ChannelArgs& args);
 
 class ApertureLbConfig : public grpc_core::LoadBalancingPolicy::Config {
  public:

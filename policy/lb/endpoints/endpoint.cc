@@ -55,6 +55,12 @@ void Endpoint::OnStateChangeLocked(grpc_connectivity_state state,
   state_ = state;
   if (state == GRPC_CHANNEL_READY) {
     failed_ = false;
+    // A new connection answered the HTTP/2 handshake: whatever ejected the
+    // member (a frozen process, a dead path) let it through, so it starts
+    // afresh instead of waiting out its ejection (ap_health_reset).
+    if (old_state != GRPC_CHANNEL_READY) {
+      ap_health_reset(counters_->health, ap_health_now_ms());
+    }
   } else if (state == GRPC_CHANNEL_TRANSIENT_FAILURE) {
     failed_ = true;
     last_failure_ = status;

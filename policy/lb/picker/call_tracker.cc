@@ -17,8 +17,9 @@ CallTracker::~CallTracker() {
 
 void CallTracker::Start() {
   started_ = true;
+  start_ms_ = ap_health_now_ms();  // coarse: a few ns
   // An idle endpoint starts its stuck clock (ap_health.h).
-  if (idle_before_) ap_health_on_start(counters_->health, 0, ap_health_now_ms());
+  if (idle_before_) ap_health_on_start(counters_->health, 0, start_ms_);
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
 }
 
@@ -56,8 +57,11 @@ void CallTracker::Finish(FinishArgs args) {
   if (!args.status.ok()) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
-  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_,
-                      ap_health_now_ms());
+  const int64_t now_ms = ap_health_now_ms();
+  // Successful calls only: a failure's latency is its deadline, not the
+  // member's speed.
+  if (args.status.ok()) ap_health_record_latency(counters_->health, now_ms - start_ms_);
+  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_, now_ms);
   if (metric_ == AP_PICK_PEAK_EWMA) {
     // Every end is a latency sample, failures included (as Finagle).
     counters_->FinishCall(start_ns_, ap_load_now_ns());

@@ -1,9 +1,10 @@
 // Call tracking: counts a call in flight on its endpoint from the pick to
 // its end, and its failure, and tells the endpoint's health (ap_health.h)
-// when a call starts and how it ended; under the peakEwma metric it also
-// times the call from Start(), under orca it reads the server's reported
-// CPU utilization (ORCA, through gRPC's BackendMetricAccessor) into the
-// endpoint's load (ap_load.h). Allocated in the call's arena by the picker.
+// when a call starts, how it ended and how long a successful one took;
+// under the peakEwma metric it also times the call from Start(), under orca
+// it reads the server's reported CPU utilization (ORCA, through gRPC's
+// BackendMetricAccessor) into the endpoint's load (ap_load.h). Allocated in
+// the call's arena by the picker.
 //
 // Atomic read-modify-writes on the endpoint's shared line per call: two,
 // the start (constructor, in Pick(): the pick count and the call in flight
@@ -12,7 +13,8 @@
 // counters alive (endpoint_counters.h), so the tracker holds a plain
 // pointer and no reference. Before: five (picks + 1 in Pick(), a
 // RefCountedPtr copy, outstanding + 1 in Start(), - 1 in Finish(), the
-// reference released in the destructor).
+// reference released in the destructor). The health's stores (ap_health.h)
+// are plain and skipped when the value does not change.
 #ifndef APERTURE_LB_PICKER_CALL_TRACKER_H
 #define APERTURE_LB_PICKER_CALL_TRACKER_H
 
@@ -58,6 +60,7 @@ class CallTracker
   bool started_ = false;
   bool finished_ = false;  // ended: counters_ must not be touched
   int64_t start_ns_ = 0;  // peakEwma only
+  int64_t start_ms_ = 0;  // the health clock: the latency EWMA (ap_health.h)
 };
 
 }  // namespace aperture_lb

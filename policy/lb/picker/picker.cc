@@ -61,10 +61,12 @@ size_t AperturePicker::ChooseBalanced() const {
     // share (see ap_p2c_choose_fair).
     best = ap_pick1(table_.get(), rng);
     ap_candidate a = Candidate(best, &now);
+    bool saw_unusable = !a.healthy;
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
       const ap_candidate cand = Candidate(c, &now);
+      saw_unusable = saw_unusable || !cand.healthy;
       int choice = 0;
       if (metric_ == AP_PICK_OUTSTANDING) {
         choice = ap_p2c_choose_fair(&a, &cand, rng);
@@ -82,18 +84,40 @@ size_t AperturePicker::ChooseBalanced() const {
         a = cand;
       }
     }
-    if (!a.healthy) best = FindUsable(best, &now, rng);
+    // A draw that landed on an unusable member is no comparison: the other
+    // would win on health alone, whatever its load (in a partition, the
+    // next member to fail would take every such call until it is found
+    // stuck). Redraw among the usable ones instead, by load as usual.
+    if (saw_unusable) best = FindUsable(best, &now, rng);
   }
   return best;
 }
 
 size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms,
                                   ap_rng* rng) const {
-  constexpr int kRedraws = 4;
+  // Redraws, and the less loaded of the first two usable ones (P2C, fair
+  // as the normal pick): taking the first usable one would send a member
+  // its full share whatever its load, and a member that is about to be
+  // found stuck (a second one failing, as in a partition) would take calls
+  // at that rate until it is.
+  constexpr int kRedraws = 6;
+  size_t found = 0;
+  ap_candidate first{};
+  bool have_first = false;
   for (int k = 0; k < kRedraws; ++k) {
     const size_t c = ap_pick1(table_.get(), rng);
-    if (Candidate(c, now_ms).healthy) return c;
+    const ap_candidate cand = Candidate(c, now_ms);
+    if (!cand.healthy) continue;
+    if (!have_first) {
+      found = c;
+      first = cand;
+      have_first = true;
+      continue;
+    }
+    if (c == found) return found;
+    return ap_p2c_choose_fair(&first, &cand, rng) == 1 ? c : found;
   }
+  if (have_first) return found;
   const size_t n = slots_.size();
   const size_t start = ap_pick1(table_.get(), rng);
   for (size_t k = 1; k < n; ++k) {

@@ -74,13 +74,16 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // and compares (outstanding + 1) * multiplier after thinning the
   // outstanding counts by weight (ap_p2c_choose_fair_scaled), so weights
   // keep their meaning. When
-  // every draw lands on a member that is ejected or stuck, a few more draws
-  // and then a scan look for a usable one: the draws are independent (fair
-  // to fractional weights), so with A members all of them hit one frozen
-  // member for about 1 call in A^2.
+  // a draw lands on a member that is ejected or stuck, a few more draws
+  // (P2C among the usable ones) and then a scan look for a usable one: the
+  // draws are independent (fair to fractional weights), so with A members
+  // all of them hit one frozen member for about 1 call in A^2, and a
+  // usable draw beside an unusable one would otherwise win on health alone
+  // whatever its load. With every member usable the pick is unchanged.
   size_t ChooseBalanced() const;
-  // A usable slot other than by the draws: a few more draws, then the first
-  // usable slot from a random start; `fallback` when none is usable.
+  // A usable slot other than by the draws: a few more draws (the less
+  // loaded of the first two usable ones), then the first usable slot from a
+  // random start; `fallback` when none is usable.
   size_t FindUsable(size_t fallback, int64_t* now_ms, ap_rng* rng) const;
   // The slot's outstanding calls, weight and usability (*now_ms: the clock,
   // -1 until read; see ap_health_check_lazy), as the

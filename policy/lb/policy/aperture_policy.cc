@@ -414,7 +414,10 @@ void AperturePolicy::SyncSubchannelsLocked() {
     const std::string& address = w.first;
     if (endpoints_.count(address) != 0) continue;
     auto subchannel = channel_control_helper()->CreateSubchannel(
-        ring_->members()[w.second].server_address, args_);
+        ring_->members()[w.second].server_address,
+        SubchannelArgs(config_ != nullptr ? config_->settings()
+                                          : ApertureSettings(),
+                       args_));
     if (subchannel == nullptr) {
       gpr_log(GPR_ERROR, "[aperture %p] could not create a subchannel for %s",
               this, address.c_str());

@@ -131,6 +131,9 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
       o->health = static_cast<int>(ap_health_check(
           e.counters->health, outstanding, &s.health, ap_health_now_ms()));
       o->ejections = ap_health_ejections(e.counters->health);
+      o->ejection_reason = ap_health_ejection_reason(e.counters->health);
+      o->stuck_after_ms =
+          ap_health_stuck_threshold_ms(e.counters->health, &s.health);
     }
   }
   return AP_OK;
