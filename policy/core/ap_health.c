@@ -56,9 +56,17 @@ ap_health *ap_health_create(void) {
 
 void ap_health_destroy(ap_health *health) { free(health); }
 
+/* Stores now_ms as the last progress unless it is already there: many
+ * calls end within one tick of the coarse clock, and a store of the same
+ * value would still take the line from every other core. */
+static void note_progress(ap_health *h, int64_t now_ms) {
+  if (atomic_load_explicit(&h->progress_ms, memory_order_relaxed) != now_ms)
+    atomic_store_explicit(&h->progress_ms, now_ms, memory_order_relaxed);
+}
+
 void ap_health_on_start(ap_health *health, int64_t outstanding_before, int64_t now_ms) {
   if (health == NULL || outstanding_before > 0) return;
-  atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
+  note_progress(health, now_ms);
 }
 
 /* Ejects until now + ejection_ms unless a concurrent finish already did
@@ -74,10 +82,12 @@ static void eject(ap_health *h, int64_t seen_until, const ap_health_config *c,
 void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *config,
                          int64_t now_ms) {
   if (health == NULL || config == NULL) return;
-  atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
+  note_progress(health, now_ms);
   const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
   if (!failed) {
-    atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+    /* The common case, a success on a healthy endpoint, only reads. */
+    if (atomic_load_explicit(&health->failure_run, memory_order_relaxed) != 0)
+      atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
     if (until != 0) atomic_store_explicit(&health->ejected_until_ms, 0, memory_order_relaxed);
     return;
   }

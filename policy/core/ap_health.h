@@ -23,7 +23,12 @@
  * Times are milliseconds of a monotonic clock the caller reads
  * (ap_health_now_ms()) and passes in, so tests control time. State lives in
  * atomics: every function here is lock-free and allocation-free except
- * create/destroy, and any thread may call any of them at once.
+ * create/destroy, and any thread may call any of them at once. The call
+ * hooks write only what changes: a success on a healthy endpoint reads the
+ * failure run and the ejection and stores nothing but the progress time,
+ * and that only when the clock's millisecond moved since the last one, so
+ * calls ending on several cores do not keep taking the line from each
+ * other. A failure is one atomic add (the run).
  */
 #ifndef AP_HEALTH_H
 #define AP_HEALTH_H

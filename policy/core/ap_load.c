@@ -65,22 +65,56 @@ static uint64_t double_to_bits(double d) {
   return bits;
 }
 
+/* ap_load_release() adds RELEASED - started to `ended`: from then on it
+ * holds RELEASED minus the calls in flight, and the end that brings it to
+ * RELEASED exactly is the last one. That end learns it from the result of
+ * its own add, so no other end reads the state after its add (the last
+ * one may free it at any moment). Before the release `ended` is a count,
+ * far below RELEASED. */
+#define RELEASED (UINT64_C(1) << 63)
+
 int64_t ap_load_call_start(ap_load_state *s) {
   if (s == NULL) return 0;
-  return __atomic_fetch_add(&s->outstanding, 1, __ATOMIC_RELAXED);
+  const uint64_t before =
+      __atomic_fetch_add(&s->started, 1, __ATOMIC_RELAXED);
+  /* The line is ours after the add: this load costs next to nothing. It
+   * may already count the end of a call started after this one's add
+   * (started and ended are two words): then the calls in flight before
+   * were at most that few, and 0 is the answer. */
+  const uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_RELAXED);
+  return before > ended ? (int64_t)(before - ended) : 0;
 }
 
-void ap_load_call_end(ap_load_state *s) {
-  if (s == NULL) return;
-  __atomic_fetch_sub(&s->outstanding, 1, __ATOMIC_RELAXED);
+int ap_load_call_end(ap_load_state *s) {
+  if (s == NULL) return 0;
+  /* Release: this call's writes into the object happen before the free;
+   * acquire: so do the other calls' and the owners', for the one that
+   * frees. */
+  return __atomic_add_fetch(&s->ended, 1, __ATOMIC_ACQ_REL) == RELEASED;
 }
 
-void ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns) {
-  if (s == NULL) return;
-  __atomic_fetch_sub(&s->outstanding, 1, __ATOMIC_RELAXED);
+int ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns) {
+  if (s == NULL) return 0;
   if (now_ns >= start_ns) {
     ap_load_record_latency(s, now_ns - start_ns, now_ns, NULL);
   }
+  return ap_load_call_end(s);
+}
+
+int ap_load_release(ap_load_state *s) {
+  if (s == NULL) return 0;
+  /* Final: every start happened before the owners released. */
+  const uint64_t started = __atomic_load_n(&s->started, __ATOMIC_RELAXED);
+  return __atomic_add_fetch(&s->ended, RELEASED - started, __ATOMIC_ACQ_REL) ==
+         RELEASED;
+}
+
+uint64_t ap_load_calls_started(const ap_load_state *s) {
+  return s == NULL ? 0 : __atomic_load_n(&s->started, __ATOMIC_RELAXED);
+}
+
+uint64_t ap_load_calls_ended(const ap_load_state *s) {
+  return s == NULL ? 0 : __atomic_load_n(&s->ended, __ATOMIC_RELAXED);
 }
 
 /* Sets *stamp to now_ns when that is later and returns the time since
@@ -140,8 +174,12 @@ int ap_load_record_utilization(ap_load_state *s, double u, int64_t now_ns,
 
 int64_t ap_load_outstanding(const ap_load_state *s) {
   if (s == NULL) return 0;
-  const int64_t n = __atomic_load_n(&s->outstanding, __ATOMIC_RELAXED);
-  return n > 0 ? n : 0;
+  /* Ended first, with acquire: the starts of the calls it counts happened
+   * before their ends, so `started` read after it is at least as large
+   * (no negative count from a racing end). */
+  const uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_ACQUIRE);
+  const uint64_t started = __atomic_load_n(&s->started, __ATOMIC_RELAXED);
+  return started > ended ? (int64_t)(started - ended) : 0;
 }
 
 int ap_load_latency_ns(const ap_load_state *s, double *out) {

@@ -30,15 +30,34 @@
  *
  * Concurrency: every field of ap_load_state is read and written with
  * atomic operations only (GCC/Clang __atomic builtins, lock-free on
- * 64-bit targets); no function takes a lock or allocates. The call count
- * is exact (atomic add). The averages and their stamps use relaxed loads
- * and stores, no read-modify-write: two samples recorded at the same
- * instant on two threads may overwrite each other (one sample lost, never
- * a torn value), which an average over thousands of calls does not
- * notice, and a call costs no contended atomic beyond the count. Time is
- * always an explicit now_ns (a monotonic clock in nanoseconds:
- * ap_load_now_ns(), or ap_load_coarse_now_ns() for utilization), so the
- * arithmetic is testable without sleeping.
+ * 64-bit targets); no function takes a lock or allocates. The calls in
+ * flight are two exact counts, calls started and calls ended (atomic
+ * adds), so a call costs exactly two atomic read-modify-writes on the
+ * state's cache line: one when it starts, one when it ends. The started
+ * count doubles as the endpoint's count of picks, and the calls in
+ * flight keep the state alive (lifetime, below), so a caller needs no
+ * other per-call counter or reference. The averages and their stamps use
+ * relaxed loads and stores, no read-modify-write: two samples recorded at
+ * the same instant on two threads may overwrite each other (one sample
+ * lost, never a torn value), which an average over thousands of calls
+ * does not notice. Time is always an explicit now_ns (a monotonic clock
+ * in nanoseconds: ap_load_now_ns(), or ap_load_coarse_now_ns() for
+ * utilization), so the arithmetic is testable without sleeping.
+ *
+ * Lifetime (optional): a state embedded in a heap object shared by owners
+ * (who pick calls onto it) and by calls in flight (which may end after
+ * every owner is gone) is freed when both are done. When the owners are
+ * done they call ap_load_release() once; after that no call may start.
+ * Exactly one of ap_load_release() and the ends of the calls still in
+ * flight then returns 1, and that caller frees the object: release
+ * returns 1 when nothing is in flight, otherwise the end that brings the
+ * calls in flight to 0 does. Each learns it from the result of its own
+ * atomic add, so no caller reads the state after its end or its release
+ * unless it is the one that frees. Without ap_load_release() the ends
+ * always return 0. The ends and the release are release-acquire
+ * operations: everything a call or an owner wrote into the object happens
+ * before the free. After the release only the ends of the calls in flight
+ * may touch the state (the counts no longer mean anything then).
  */
 #ifndef AP_LOAD_H
 #define AP_LOAD_H
@@ -75,9 +94,10 @@ const char *ap_pick_metric_name(ap_pick_metric metric);
 
 /* One endpoint's load. Private fields: use the functions below only.
  * Zero-initialized (or ap_load_init) means no call, no sample, no report.
- * Lives as long as every call tracker that records into it. */
+ * Lives as long as every call that records into it (see Lifetime). */
 typedef struct ap_load_state {
-  int64_t outstanding;       /* calls started and not finished */
+  uint64_t started;          /* calls started */
+  uint64_t ended;            /* calls ended (see ap_load_release) */
   uint64_t latency_bits;     /* the peak EWMA in ns, a double's bits */
   int64_t latency_stamp_ns;  /* time of the last latency sample */
   uint64_t util_bits;        /* the smoothed utilization, a double's bits */
@@ -99,19 +119,41 @@ int64_t ap_load_now_ns(void);
  * staleness do not need more. */
 int64_t ap_load_coarse_now_ns(void);
 
-/* A call started: outstanding + 1. Returns the count before it (0 for
- * NULL, which is ignored). */
+/* A call started: calls started + 1 (one atomic add). Returns the calls
+ * in flight before it, never negative (0 for NULL, which is ignored). Not
+ * after ap_load_release(). */
 int64_t ap_load_call_start(ap_load_state *s);
 
-/* A call that started at start_ns finished at now_ns: outstanding - 1 and
- * the latency now_ns - start_ns recorded into the peak EWMA. A latency
- * below 0 (clock misuse) records nothing but still ends the call. NULL is
- * ignored. */
-void ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns);
+/* A call that started at start_ns finished at now_ns: the latency
+ * now_ns - start_ns recorded into the peak EWMA, then the call ended as by
+ * ap_load_call_end() (the state is not touched after that). A latency
+ * below 0 (clock misuse) records nothing but still ends the call. Returns
+ * what ap_load_call_end() returns; NULL is ignored (0). */
+int ap_load_call_finish(ap_load_state *s, int64_t start_ns, int64_t now_ns);
 
-/* A call ended without a latency sample (not timed, or abandoned before
- * it reported its end): outstanding - 1 (NULL is ignored). */
-void ap_load_call_end(ap_load_state *s);
+/* A call ended (with no latency sample: not timed, or abandoned before it
+ * reported its end): calls ended + 1 (one atomic add, release-acquire).
+ * Returns 1 when the caller must free the object holding the state: the
+ * owners released it (ap_load_release) and this was the last call in
+ * flight; 0 otherwise (always 0 without ap_load_release). NULL is ignored
+ * (0). More ends than starts are misuse: the count stays at 0 calls in
+ * flight. */
+int ap_load_call_end(ap_load_state *s);
+
+/* The owners are done with the state: no call starts on it from now on
+ * (every start must happen before this call), and nothing but the ends of
+ * the calls in flight touches it. Call once. Returns 1 when no call is in
+ * flight, and the caller frees the object holding the state now; 0 when
+ * calls are in flight, and the end of the last of them returns 1 instead
+ * (see Lifetime above). NULL: 0. */
+int ap_load_release(ap_load_state *s);
+
+/* Calls started so far (0 for NULL): every ap_load_call_start(). */
+uint64_t ap_load_calls_started(const ap_load_state *s);
+
+/* Calls ended so far (0 for NULL): ap_load_call_end() and
+ * ap_load_call_finish(); meaningless after ap_load_release(). */
+uint64_t ap_load_calls_ended(const ap_load_state *s);
 
 /* Records a latency sample of latency_ns at now_ns into the peak EWMA
  * without touching outstanding. Errors: AP_EINVAL (s NULL, latency_ns < 0);
@@ -127,7 +169,8 @@ int ap_load_record_latency(ap_load_state *s, int64_t latency_ns,
 int ap_load_record_utilization(ap_load_state *s, double u, int64_t now_ns,
                                ap_error *err);
 
-/* Calls in flight (0 for NULL; never negative). */
+/* Calls in flight: started - ended (0 for NULL; never negative). Two
+ * atomic loads, no write. */
 int64_t ap_load_outstanding(const ap_load_state *s);
 
 /* The peak EWMA of latency in ns; *out = 0 and return 0 when there is no

@@ -2,7 +2,9 @@
 // utilization and its staleness, and the costs the picker compares. Every
 // expected value is computed here from the documented formulas, with
 // explicit times (no sleeping).
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -80,6 +82,99 @@ TEST(LoadState, OutstandingCountsStartsAndEnds) {
   EXPECT_EQ(ap_load_outstanding(&s), 0);
   ASSERT_EQ(ap_load_latency_ns(&s, &lat), 1);
   EXPECT_EQ(lat, 5.0 * kMs);
+}
+
+TEST(LoadState, StartReturnsTheCallsInFlightBeforeIt) {
+  ap_load_state s = Fresh();
+  EXPECT_EQ(ap_load_call_start(&s), 0);
+  EXPECT_EQ(ap_load_call_start(&s), 1);
+  EXPECT_EQ(ap_load_call_end(&s), 0);
+  EXPECT_EQ(ap_load_call_start(&s), 1);
+  EXPECT_EQ(ap_load_call_finish(&s, kT0, kT0 + kMs), 0);
+  EXPECT_EQ(ap_load_call_end(&s), 0);
+  EXPECT_EQ(ap_load_call_start(&s), 0) << "idle again";
+  // Started counts every start (the endpoint's picks), ended every end.
+  EXPECT_EQ(ap_load_calls_started(&s), 4u);
+  EXPECT_EQ(ap_load_calls_ended(&s), 3u);
+  EXPECT_EQ(ap_load_outstanding(&s), 1);
+  EXPECT_EQ(ap_load_call_start(nullptr), 0);
+  EXPECT_EQ(ap_load_call_end(nullptr), 0);
+  EXPECT_EQ(ap_load_call_finish(nullptr, kT0, kT0), 0);
+  EXPECT_EQ(ap_load_release(nullptr), 0);
+  EXPECT_EQ(ap_load_calls_started(nullptr), 0u);
+  EXPECT_EQ(ap_load_calls_ended(nullptr), 0u);
+}
+
+TEST(LoadLifetime, ReleaseWithNothingInFlightFreesAtOnce) {
+  ap_load_state s = Fresh();
+  EXPECT_EQ(ap_load_release(&s), 1) << "never used";
+  ap_load_state t = Fresh();
+  for (int i = 0; i < 5; ++i) ap_load_call_start(&t);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(ap_load_call_end(&t), 0);
+  EXPECT_EQ(ap_load_release(&t), 1) << "every call ended before";
+}
+
+TEST(LoadLifetime, TheLastEndAfterTheReleaseFrees) {
+  ap_load_state s = Fresh();
+  for (int i = 0; i < 4; ++i) ap_load_call_start(&s);
+  EXPECT_EQ(ap_load_call_end(&s), 0) << "ended before the release";
+  EXPECT_EQ(ap_load_release(&s), 0) << "3 calls in flight";
+  EXPECT_EQ(ap_load_call_end(&s), 0);
+  EXPECT_EQ(ap_load_call_finish(&s, kT0, kT0 + 2 * kMs), 0);
+  double lat = 0;
+  ASSERT_EQ(ap_load_latency_ns(&s, &lat), 1) << "recorded before its end";
+  EXPECT_EQ(lat, 2.0 * kMs);
+  EXPECT_EQ(ap_load_call_end(&s), 1) << "the last call in flight";
+}
+
+// Calls in flight end on several threads while the owner releases: in
+// every round exactly one of them frees the state, after every other end
+// and the release touched it (the state is a heap block, so under
+// --config=asan a touch after the free, or a second free, fails).
+TEST(LoadLifetime, EndsRacingTheReleaseFreeExactlyOnce) {
+  constexpr int kThreads = 3, kCallsPerThread = 3, kRounds = 3000;
+  std::atomic<ap_load_state*> state{nullptr};
+  std::atomic<int> round{0}, done{0}, frees{0};
+  std::atomic<uint64_t> bad_rounds{0};
+  auto end_and_maybe_free = [&](ap_load_state* s, bool release) {
+    const int last = release ? ap_load_release(s) : ap_load_call_end(s);
+    if (last) {
+      frees.fetch_add(1);
+      std::free(s);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 1; r <= kRounds; ++r) {
+        while (round.load(std::memory_order_acquire) < r) std::this_thread::yield();
+        ap_load_state* s = state.load(std::memory_order_acquire);
+        // A few spins of a per-thread, per-round length: the ends land
+        // before, around and after the release.
+        for (volatile int spin = (r * 7 + t * 13) % 64; spin > 0; --spin) {
+        }
+        for (int c = 0; c < kCallsPerThread; ++c) end_and_maybe_free(s, false);
+        done.fetch_add(1, std::memory_order_acq_rel);
+      }
+    });
+  }
+  for (int r = 1; r <= kRounds; ++r) {
+    auto* s = static_cast<ap_load_state*>(std::malloc(sizeof(ap_load_state)));
+    ASSERT_NE(s, nullptr);
+    ap_load_init(s);
+    for (int c = 0; c < kThreads * kCallsPerThread; ++c) ap_load_call_start(s);
+    const int frees_before = frees.load();
+    state.store(s, std::memory_order_release);
+    round.store(r, std::memory_order_release);
+    for (volatile int spin = (r * 11) % 64; spin > 0; --spin) {
+    }
+    end_and_maybe_free(s, true);
+    while (done.load(std::memory_order_acquire) < r * kThreads) std::this_thread::yield();
+    if (frees.load() != frees_before + 1) bad_rounds.fetch_add(1);
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad_rounds.load(), 0u);
+  EXPECT_EQ(frees.load(), kRounds);
 }
 
 TEST(LoadState, NegativeOutstandingReadsAsZero) {

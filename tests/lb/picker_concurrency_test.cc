@@ -6,6 +6,7 @@
 // hot path itself for races.
 #include <stdint.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <thread>
@@ -107,17 +108,117 @@ TEST(PickerConcurrency, CountersStayExactAcrossThreads) {
       picks += t.picks[i];
       failures += t.failures[i];
     }
-    EXPECT_EQ(counters[i]->picks.load(), picks) << "endpoint " << i;
+    EXPECT_EQ(counters[i]->Picks(), picks) << "endpoint " << i;
     EXPECT_EQ(counters[i]->failures.load(), failures) << "endpoint " << i;
-    // The raw count (Outstanding() would hide a negative one).
-    EXPECT_EQ(__atomic_load_n(&counters[i]->load.outstanding, __ATOMIC_SEQ_CST),
-              0)
+    // The raw counts (Outstanding() would hide more ends than starts).
+    EXPECT_EQ(ap_load_calls_ended(&counters[i]->load), picks)
         << "endpoint " << i;
     // 80,000 picks over 8 endpoints: each gets thousands; none starves.
     EXPECT_GT(picks, 1000u) << "endpoint " << i;
     total += picks;
   }
   EXPECT_EQ(total, static_cast<uint64_t>(kThreads) * kPicksPerThread);
+}
+
+// The counters' lifetime (endpoint_counters.h, Ownership) under the race
+// it exists for: threads end the calls they hold open while the last
+// owners (the picker and the test's own references) let go. Before the
+// drop the counts are exact; in every round each endpoint's counters are
+// freed exactly once (EndpointCounters::Live() back to where it was; under
+// --config=asan a free before the last end, or a second free, fails).
+TEST(PickerConcurrency, CountersFreedOnceWhenOwnersLeaveWithCallsInFlight) {
+  const double kWeights[] = {1, 1, 2, 2};
+  const size_t kEndpoints = sizeof(kWeights) / sizeof(kWeights[0]);
+  constexpr int kThreads = 2, kOpenPerThread = 6, kRounds = 300;
+  ap_health_config no_health_checks;
+  ap_health_config_init(&no_health_checks);
+  no_health_checks.eject_after_failures = 0;
+  no_health_checks.stuck_call_ms = 0;
+  const int64_t live_before = aperture_lb::EndpointCounters::Live();
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<aperture_lb::AperturePicker::Slot> slots;
+    std::map<const grpc_core::SubchannelInterface*, size_t> index_of;
+    std::vector<grpc_core::RefCountedPtr<aperture_lb::EndpointCounters>> counters;
+    for (size_t i = 0; i < kEndpoints; ++i) {
+      auto subchannel = grpc_core::MakeRefCounted<IdleSubchannel>();
+      auto c = grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>();
+      index_of[subchannel.get()] = i;
+      counters.push_back(c);
+      slots.push_back({std::move(subchannel), std::move(c), kWeights[i]});
+    }
+    ASSERT_EQ(aperture_lb::EndpointCounters::Live(),
+              live_before + static_cast<int64_t>(kEndpoints));
+    ap_pick_table* table = nullptr;
+    ASSERT_EQ(ap_pick_table_create(kWeights, kEndpoints, &table, nullptr), AP_OK);
+    auto picker = std::make_unique<aperture_lb::AperturePicker>(
+        std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr,
+        no_health_checks);
+
+    // Each thread: kOpenPerThread calls picked and started, every other
+    // one of them also picked but never started (gRPC dropping a pick),
+    // then, once told, all of them ended (finished or dropped) after a
+    // spin of a per-thread, per-round length, racing the owners' drop.
+    std::atomic<int> picked{0};
+    std::atomic<bool> go{false};
+    std::vector<Tally> tallies(kThreads);
+    std::vector<std::vector<uint64_t>> open(kThreads,
+                                            std::vector<uint64_t>(kEndpoints, 0));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        Tally& tally = tallies[t];
+        tally.picks.assign(kEndpoints, 0);
+        ScratchCallState arenas[kOpenPerThread];
+        std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>
+            trackers[kOpenPerThread];
+        for (int k = 0; k < kOpenPerThread; ++k) {
+          LoadBalancingPolicy::PickArgs args{"/test.Service/Method", nullptr,
+                                             &arenas[k]};
+          LoadBalancingPolicy::PickResult result = picker->Pick(args);
+          auto* complete =
+              absl::get_if<LoadBalancingPolicy::PickResult::Complete>(&result.result);
+          if (complete == nullptr) continue;  // counted as missing below
+          const size_t e = index_of.at(complete->subchannel.get());
+          ++tally.picks[e];
+          ++open[t][e];
+          trackers[k] = std::move(complete->subchannel_call_tracker);
+          if (k % 2 == 0) trackers[k]->Start();
+        }
+        picked.fetch_add(1);
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        for (volatile int spin = (round * 7 + t * 29) % 200; spin > 0; --spin) {
+        }
+        for (int k = 0; k < kOpenPerThread; ++k) {
+          if (trackers[k] == nullptr) continue;
+          if (k % 2 == 0) {
+            trackers[k]->Finish({k % 4 == 0 ? absl::OkStatus()
+                                            : absl::UnavailableError("x"),
+                                 nullptr, nullptr});
+          }
+          trackers[k].reset();  // a dropped pick ends here
+        }
+      });
+    }
+    while (picked.load() < kThreads) std::this_thread::yield();
+    for (size_t i = 0; i < kEndpoints; ++i) {
+      uint64_t picks = 0, in_flight = 0;
+      for (int t = 0; t < kThreads; ++t) {
+        picks += tallies[t].picks[i];
+        in_flight += open[t][i];
+      }
+      ASSERT_EQ(counters[i]->Picks(), picks) << "round " << round;
+      ASSERT_EQ(static_cast<uint64_t>(counters[i]->Outstanding()), in_flight)
+          << "round " << round;
+    }
+    go.store(true, std::memory_order_release);
+    for (volatile int spin = (round * 13) % 200; spin > 0; --spin) {
+    }
+    picker.reset();    // the slots' owner references
+    counters.clear();  // the last owners
+    for (auto& th : threads) th.join();
+    ASSERT_EQ(aperture_lb::EndpointCounters::Live(), live_before)
+        << "round " << round;
+  }
 }
 
 }  // namespace

@@ -2,15 +2,24 @@
 
 namespace aperture_lb {
 
+CallTracker::CallTracker(EndpointCounters* counters,
+                         const ap_health_config& health, ap_pick_metric metric)
+    : counters_(counters),
+      health_(health),
+      metric_(metric),
+      // The pick's one atomic add; the health clock waits for Start(), so
+      // a pick reads no clock for it.
+      idle_before_(counters_->BeginCall() <= 0) {}
+
 CallTracker::~CallTracker() {
-  if (started_ && !finished_) ap_load_call_end(&counters_->load);
+  if (!finished_) counters_->EndCall();
 }
 
 void CallTracker::Start() {
   started_ = true;
+  // An idle endpoint starts its stuck clock (ap_health.h).
+  if (idle_before_) ap_health_on_start(counters_->health, 0, ap_health_now_ms());
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
-  const int64_t before = ap_load_call_start(&counters_->load);
-  if (before <= 0) ap_health_on_start(counters_->health, before, ap_health_now_ms());
 }
 
 bool CallTracker::CountsAsFailure(const absl::Status& status) {
@@ -29,36 +38,32 @@ bool CallTracker::CountsAsFailure(const absl::Status& status) {
 void CallTracker::Finish(FinishArgs args) {
   if (!started_ || finished_) return;
   finished_ = true;
-  ap_load_state* load = &counters_->load;
-  switch (metric_) {
-    case AP_PICK_PEAK_EWMA:
-      // Every end is a latency sample, failures included (as Finagle).
-      ap_load_call_finish(load, start_ns_, ap_load_now_ns());
-      break;
-    case AP_PICK_ORCA: {
-      // gRPC parses the endpoint-load-metrics-bin trailer on demand; a
-      // server that sent none (or cpu_utilization absent: -1) records
-      // nothing, and its last report goes stale after 5 s.
-      const grpc_core::BackendMetricData* data =
-          args.backend_metric_accessor != nullptr
-              ? args.backend_metric_accessor->GetBackendMetricData()
-              : nullptr;
-      if (data != nullptr && data->cpu_utilization >= 0) {
-        ap_load_record_utilization(load, data->cpu_utilization,
-                                   ap_load_coarse_now_ns(), nullptr);
-      }
-      ap_load_call_end(load);  // no latency sample
-      break;
+  // Everything this call records goes in before its end: the end may free
+  // the counters (endpoint_counters.h).
+  if (metric_ == AP_PICK_ORCA) {
+    // gRPC parses the endpoint-load-metrics-bin trailer on demand; a
+    // server that sent none (or cpu_utilization absent: -1) records
+    // nothing, and its last report goes stale after 5 s.
+    const grpc_core::BackendMetricData* data =
+        args.backend_metric_accessor != nullptr
+            ? args.backend_metric_accessor->GetBackendMetricData()
+            : nullptr;
+    if (data != nullptr && data->cpu_utilization >= 0) {
+      ap_load_record_utilization(&counters_->load, data->cpu_utilization,
+                                 ap_load_coarse_now_ns(), nullptr);
     }
-    default:
-      ap_load_call_end(load);
-      break;
   }
   if (!args.status.ok()) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
   ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_,
                       ap_health_now_ms());
+  if (metric_ == AP_PICK_PEAK_EWMA) {
+    // Every end is a latency sample, failures included (as Finagle).
+    counters_->FinishCall(start_ns_, ap_load_now_ns());
+  } else {
+    counters_->EndCall();  // no latency sample
+  }
 }
 
 }  // namespace aperture_lb

@@ -1,31 +1,40 @@
-// Call tracking: counts a call in flight on its endpoint from Start() to
-// Finish(), and its failure, and tells the endpoint's health (ap_health.h)
+// Call tracking: counts a call in flight on its endpoint from the pick to
+// its end, and its failure, and tells the endpoint's health (ap_health.h)
 // when a call starts and how it ended; under the peakEwma metric it also
-// times the call, under orca it reads the server's reported CPU utilization
-// (ORCA, through gRPC's BackendMetricAccessor) into the endpoint's load
-// (ap_load.h). Allocated in the call's arena by the picker.
+// times the call from Start(), under orca it reads the server's reported
+// CPU utilization (ORCA, through gRPC's BackendMetricAccessor) into the
+// endpoint's load (ap_load.h). Allocated in the call's arena by the picker.
+//
+// Atomic read-modify-writes on the endpoint's shared line per call: two,
+// the start (constructor, in Pick(): the pick count and the call in flight
+// in one add) and the end (Finish(), or the destructor for a call that
+// never reported one). The call in flight is what keeps the endpoint's
+// counters alive (endpoint_counters.h), so the tracker holds a plain
+// pointer and no reference. Before: five (picks + 1 in Pick(), a
+// RefCountedPtr copy, outstanding + 1 in Start(), - 1 in Finish(), the
+// reference released in the destructor).
 #ifndef APERTURE_LB_PICKER_CALL_TRACKER_H
 #define APERTURE_LB_PICKER_CALL_TRACKER_H
 
 #include "policy/core/ap_load.h"
 #include "policy/lb/picker/endpoint_counters.h"
-#include "src/core/lib/gprpp/ref_counted_ptr.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
 
 namespace aperture_lb {
 
 // Lives in the call's arena: the channel destroys it through
 // std::unique_ptr, so operator delete frees nothing (the arena owns the
-// memory). Start() runs right after the pick; Finish() on whatever thread
-// ends the call; a call that started but never reported its end leaves
-// when the tracker is destroyed.
+// memory). The constructor starts the call on `counters` (the caller holds
+// an owner reference then: the picker); Start() runs right after the pick;
+// Finish() on whatever thread ends the call; a call that never reported
+// its end (not started: gRPC dropped the pick; or cancelled) ends when the
+// tracker is destroyed. After its end the tracker does not touch
+// `counters` again: the end may have freed them.
 class CallTracker
     : public grpc_core::LoadBalancingPolicy::SubchannelCallTrackerInterface {
  public:
-  CallTracker(grpc_core::RefCountedPtr<EndpointCounters> counters,
-              const ap_health_config& health,
-              ap_pick_metric metric = AP_PICK_OUTSTANDING)
-      : counters_(std::move(counters)), health_(health), metric_(metric) {}
+  CallTracker(EndpointCounters* counters, const ap_health_config& health,
+              ap_pick_metric metric = AP_PICK_OUTSTANDING);
   ~CallTracker() override;
 
   static void operator delete(void*) {}
@@ -39,12 +48,15 @@ class CallTracker
   static bool CountsAsFailure(const absl::Status& status);
 
  private:
-  grpc_core::RefCountedPtr<EndpointCounters> counters_;
+  // Alive until this tracker's end: its call is in flight on it.
+  EndpointCounters* const counters_;
   // A copy: the tracker may outlive the picker and its config.
   const ap_health_config health_;
   const ap_pick_metric metric_;
+  // No call was in flight on the endpoint before this one (its pick).
+  const bool idle_before_;
   bool started_ = false;
-  bool finished_ = false;
+  bool finished_ = false;  // ended: counters_ must not be touched
   int64_t start_ns_ = 0;  // peakEwma only
 };
 

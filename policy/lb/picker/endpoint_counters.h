@@ -1,6 +1,27 @@
 // Per-endpoint call counters and load (ap_load.h), shared by the policy,
 // its pickers, the call trackers (which may outlive both) and the status
 // snapshots.
+//
+// Ownership. Two kinds of holder keep an EndpointCounters alive:
+//   - owners: the endpoint, every picker slot and every status snapshot
+//     that lists it, through RefCountedPtr<EndpointCounters> (the owner
+//     count below, changed only when those are built or dropped);
+//   - calls in flight: a call tracker (call_tracker.h) holds a plain
+//     pointer from BeginCall() (in Pick(), while the picker's owner
+//     reference is held) to its one EndCall()/FinishCall(), and its call
+//     is counted in flight by ap_load in between: that count is its
+//     reference, so a call costs no reference-count operation of its own.
+// The object is freed once, when the last owner has let go AND no call is
+// in flight: the last Unref() calls ap_load_release(), which frees at once
+// when nothing is in flight; otherwise the call end that brings the calls
+// in flight to 0 frees it (ap_load.h, Lifetime: each side learns from its
+// own atomic add whether it is the last, so nothing touches the object
+// after a decision that was not its own).
+//
+// Cost per call on the shared line (the calls in flight): two atomic
+// read-modify-writes, the start in Pick() (which is also the pick count)
+// and the end. Before, a call made five: picks + 1, the tracker's
+// reference + 1, outstanding + 1 and - 1, the reference - 1.
 #ifndef APERTURE_LB_PICKER_ENDPOINT_COUNTERS_H
 #define APERTURE_LB_PICKER_ENDPOINT_COUNTERS_H
 
@@ -10,31 +31,85 @@
 
 #include "policy/core/ap_health.h"
 #include "policy/core/ap_load.h"
-#include "src/core/lib/gprpp/ref_counted.h"
+#include "src/core/lib/gprpp/ref_counted_ptr.h"
 
 namespace aperture_lb {
 
 // Cache-line aligned: threads picking different endpoints do not share a
-// line. Relaxed atomics: readers (the pick, the status) want a recent
-// value, not an ordering.
-class alignas(64) EndpointCounters
-    : public grpc_core::RefCounted<EndpointCounters> {
+// line; what the pick reads (health, load) is on the first line, the
+// failure count and the owner count on the second. Relaxed atomics where
+// readers (the pick, the status) want a recent value, not an ordering.
+class alignas(64) EndpointCounters {
  public:
-  EndpointCounters() { ap_load_init(&load); }
+  // One owner: the RefCountedPtr that MakeRefCounted() returns.
+  EndpointCounters() {
+    ap_load_init(&load);
+    live_.fetch_add(1, std::memory_order_relaxed);
+  }
+  EndpointCounters(const EndpointCounters&) = delete;
+  EndpointCounters& operator=(const EndpointCounters&) = delete;
 
-  // Calls started and not finished (never negative).
+  // Owner references, as RefCountedPtr calls them. The last Unref() frees
+  // the object, or leaves that to the end of the last call in flight.
+  void IncrementRefCount() { owners_.fetch_add(1, std::memory_order_relaxed); }
+  grpc_core::RefCountedPtr<EndpointCounters> Ref() {
+    IncrementRefCount();
+    return grpc_core::RefCountedPtr<EndpointCounters>(this);
+  }
+  void Unref() {
+    // acq_rel: every owner's picks (their starts) happen before the
+    // release, as ap_load_release() requires.
+    if (owners_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+        ap_load_release(&load)) {
+      delete this;
+    }
+  }
+
+  // A call picked onto this endpoint: counted as a pick and in flight
+  // (one atomic add). Returns the calls in flight before it. Only by a
+  // holder of an owner reference (the picker).
+  int64_t BeginCall() { return ap_load_call_start(&load); }
+  // The call ended; `this` may be gone when it returns. Exactly once per
+  // BeginCall(), after the call's last write into the object.
+  void EndCall() {
+    if (ap_load_call_end(&load)) delete this;
+  }
+  // As EndCall(), recording the call's latency (start_ns .. now_ns) into
+  // the peak EWMA first.
+  void FinishCall(int64_t start_ns, int64_t now_ns) {
+    if (ap_load_call_finish(&load, start_ns, now_ns)) delete this;
+  }
+
+  // Calls picked (BeginCall) since the endpoint exists: the status's
+  // `picks`. A pick that gRPC never starts is counted too, as it was
+  // picked (its tracker ends it when gRPC drops it).
+  uint64_t Picks() const { return ap_load_calls_started(&load); }
+  // Calls picked and not ended (never negative): the status's
+  // `outstanding`. gRPC starts a call right after its pick, in the same
+  // critical section, so this is the calls started and not finished.
   int64_t Outstanding() const { return ap_load_outstanding(&load); }
 
-  // Calls in flight, the peak EWMA of latency and the smoothed reported
-  // utilization: only through the ap_load functions (atomic inside).
-  ap_load_state load;
-  std::atomic<uint64_t> picks{0};
-  std::atomic<uint64_t> failures{0};    // calls that ended with an error
+  // EndpointCounters objects alive in the process (for leak checks in
+  // tests; changed only when one is created or freed).
+  static int64_t Live() { return live_.load(std::memory_order_relaxed); }
+
   // Gray-failure health (ap_health.h); null only when out of memory, which
   // every ap_health function takes as "healthy".
   ap_health* const health = ap_health_create();
+  // Calls in flight and picks, the peak EWMA of latency and the smoothed
+  // reported utilization: only through the ap_load functions (atomic
+  // inside) and the call functions above.
+  ap_load_state load;
+  alignas(64) std::atomic<uint64_t> failures{0};  // calls that ended with an error
 
-  ~EndpointCounters() { ap_health_destroy(health); }
+ private:
+  ~EndpointCounters() {
+    ap_health_destroy(health);
+    live_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  std::atomic<intptr_t> owners_{1};
+  static inline std::atomic<int64_t> live_{0};
 };
 
 }  // namespace aperture_lb

@@ -121,9 +121,11 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
     best = ChooseBalanced();
   }
   const Slot& slot = slots_[best];
-  slot.counters->picks.fetch_add(1, std::memory_order_relaxed);
   void* memory = args.call_state->Alloc(sizeof(CallTracker));
-  auto* tracker = new (memory) CallTracker(slot.counters, health_, metric_);
+  // The tracker counts the pick and the call in flight in one atomic add;
+  // that call in flight keeps the counters alive, no reference needed.
+  auto* tracker =
+      new (memory) CallTracker(slot.counters.get(), health_, metric_);
   return LoadBalancingPolicy::PickResult::Complete(
       slot.subchannel,
       std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>(

@@ -126,7 +126,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
           ap_load_latency_ns(&e.counters->load, &v)) {
         o->latency_ewma_ms = v / 1e6;
       }
-      o->picks = e.counters->picks.load();
+      o->picks = e.counters->Picks();
       o->failures = e.counters->failures.load();
       o->health = static_cast<int>(ap_health_check(
           e.counters->health, outstanding, &s.health, ap_health_now_ms()));
