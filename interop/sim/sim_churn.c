@@ -9,7 +9,11 @@
  * position-averaged churn over servers x clients; positions sampled at
  * k*n/P for k < P (see next_clients() for the client counts); per mode
  * also the worst changed / optimum of a cell and the worst expected load
- * max / mean of a cell's fleet.
+ * max / mean of a cell's fleet, and the cells that miss issue 25's
+ * targets 1 and 3 (connections per client over 1.6x max(A, N/C), over
+ * 1.1x where C x A / N >= 2, the busiest client over 1.5x the mean, a
+ * server leaving or joining over 2x the optimum), counted with the range
+ * of C x A / N they lie in (sim_misses.h).
  * Every mode goes the same way: the fleet after a step is computed from
  * its servers' identities (sessions.h), whatever inputs the mode's
  * apertures follow (ring positions, or stable's keys), and compared with
@@ -22,6 +26,7 @@
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
+#include "interop/sim/sim_misses.h"
 #include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
 #include "interop/common/sessions.h"
@@ -163,6 +168,12 @@ typedef struct grid_worst {
    * over the dense cells (C x A / N >= 2) */
   double connections_ratio, connections_ratio_dense;
   size_t ratio_skipped;
+  /* worst over the cells of the busiest client's sessions / the mean; the
+   * dense cells; the cells missing each target clause (kLimit*) */
+  double busiest_ratio;
+  size_t dense_cells;
+  sim_misses connections_over, dense_over, busiest_over, remove_over, add_over,
+      server_change_over;
   /* every cell's figures in walk order (the same order for every mode, so
    * modes can be compared cell by cell); owned, NULL if out of memory */
   double *cell_remove, *cell_add;
@@ -221,18 +232,41 @@ static double grid_work(const grid_spec *g) {
 /* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
 static const double kDefaultGridWork = 4.3e8;
 
+/* Issue 25's limits: connections per client / max(A, N/C) everywhere and
+ * in the dense cells (C x A / N >= 2), the busiest client / the mean, and
+ * changed / optimum of one server leaving or joining. */
+static const double kLimitConnections = 1.6, kLimitDense = 1.1, kLimitBusiest = 1.5,
+                    kLimitServerChange = 2.0;
+
 /* Records a cell's position-averaged churn (rem, add) and optimum
- * (rem_opt, add_opt, all fractions of the sessions before) and its fleet's
- * load max / mean; updates the worst case. -1 when out of memory. */
+ * (rem_opt, add_opt, all fractions of the sessions before), its fleet's
+ * load max / mean and its connections per client (mean, busiest); updates
+ * the worst case and the cells over the limits. -1 when out of memory. */
 static int grid_note(grid_worst *w, uint32_t n, uint32_t c, uint32_t a, double rem,
                      double rem_opt, double add, double add_opt, double load,
-                     double connections) {
+                     double connections, double busiest) {
   if (grid_record(w, rem, add) != 0) return -1;
   const double floor = (double)n / c > a ? (double)n / c : (double)a;
   const double ratio = connections / floor;
+  const double ca_n = (double)c * a / n;
   if (ratio > w->connections_ratio) w->connections_ratio = ratio;
   if ((double)c * a / n >= 2 && ratio > w->connections_ratio_dense)
     w->connections_ratio_dense = ratio;
+  io_sim_misses_note(&w->connections_over, ratio, kLimitConnections, ca_n);
+  if ((double)c * a / n >= 2) {
+    w->dense_cells++;
+    io_sim_misses_note(&w->dense_over, ratio, kLimitDense, ca_n);
+  }
+  const double busiest_ratio = connections > 0 ? busiest / connections : 0;
+  if (busiest_ratio > w->busiest_ratio) w->busiest_ratio = busiest_ratio;
+  io_sim_misses_note(&w->busiest_over, busiest_ratio, kLimitBusiest, ca_n);
+  /* a cell whose optimum is 0 has no ratio (ratio_skipped counts it) */
+  const int rem_missed =
+      rem_opt > 0 && io_sim_misses_note(&w->remove_over, rem / rem_opt, kLimitServerChange, ca_n);
+  const int add_missed =
+      add_opt > 0 && io_sim_misses_note(&w->add_over, add / add_opt, kLimitServerChange, ca_n);
+  /* either one: a figure of 1 against a limit of 0 counts the cell */
+  if (rem_missed || add_missed) io_sim_misses_note(&w->server_change_over, 1, 0, ca_n);
   if (rem > w->remove) {
     w->remove = rem;
     w->remove_opt = rem_opt;
@@ -274,9 +308,14 @@ static int grid_cell(int mode, const grid_spec *g, uint32_t n, uint32_t c, uint3
   steps rem, add;
   rc = step_all(mode, &base, 0, g->positions, n, a, &rem, err);
   if (rc == AP_OK) rc = step_all(mode, &base, 1, g->positions, n + 1, a, &add, err);
+  size_t widest = 0;
+  for (uint32_t k = 0; k < base.clients; k++) {
+    const size_t width = base.start[k + 1] - base.start[k];
+    if (width > widest) widest = width;
+  }
   if (rc == AP_OK &&
       grid_note(w, n, c, a, rem.mean, rem.opt, add.mean, add.opt, io_sessions_load_max(&base),
-                (double)base.total / c))
+                (double)base.total / c, (double)widest))
     rc = ap_error_set(err, AP_ENOMEM, "out of memory recording grid cells");
   io_sessions_free(&base);
   return rc;
@@ -343,6 +382,46 @@ static void compare_cells(const grid_spec *g, const grid_worst *smooth,
   }
   if (out->remove_more > 0) grid_cell_at(g, remove_at, &out->remove_n, &out->remove_c);
   if (out->add_more > 0) grid_cell_at(g, add_at, &out->add_n, &out->add_c);
+}
+
+/* A grid row's fields after its worst connections ratios: the worst
+ * busiest client, the dense cells, and per target clause the cells over
+ * its limit with their range of C x A / N. */
+static void print_misses_json(const grid_worst *w) {
+  printf(",\"busiest_ratio_worst\":%.15g,\"connections_dense_cells\":%zu", w->busiest_ratio,
+         w->dense_cells);
+  io_sim_misses_json("connections", &w->connections_over);
+  io_sim_misses_json("connections_dense", &w->dense_over);
+  io_sim_misses_json("busiest", &w->busiest_over);
+  io_sim_misses_json("remove", &w->remove_over);
+  io_sim_misses_json("add", &w->add_over);
+  io_sim_misses_json("server_change", &w->server_change_over);
+}
+
+/* The same as a table, after the grid's other tables. */
+static void print_misses_text(const grid_worst *gw) {
+  printf("\nCells missing issue 25's targets (figure above the limit) of the %zu cells,\n"
+         "with the range of C*A/N they lie in: conns = connections per client / max(A, N/C),\n"
+         "dense = the same over the %zu cells with C*A/N >= 2, busiest = busiest client /\n"
+         "mean, server change = a leave or a join over 2x its optimum (optimum 0 skipped):\n\n",
+         gw[0].cells, gw[0].dense_cells);
+  printf("  mode        | conns worst  dense worst | busiest worst | conns > 1.6             |"
+         " dense > 1.1             | busiest > 1.5           | server change > 2\n");
+  printf("  ------------+--------------------------+---------------+-------------------------+"
+         "-------------------------+-------------------------+------------------------\n");
+  for (int k = 0; k < NUM_CHURN_MODES; k++) {
+    const grid_worst *w = &gw[k];
+    printf("  %-11s | %10.3fx  %10.3fx | %12.3fx | ", io_sessions_mode_name(churn_mode(k)),
+           w->connections_ratio, w->connections_ratio_dense, w->busiest_ratio);
+    io_sim_misses_text(&w->connections_over, 23);
+    printf(" | ");
+    io_sim_misses_text(&w->dense_over, 23);
+    printf(" | ");
+    io_sim_misses_text(&w->busiest_over, 23);
+    printf(" | ");
+    io_sim_misses_text(&w->server_change_over, 0);
+    printf("\n");
+  }
 }
 
 /* One mode's point and grid run; jobs are independent, so two threads share
@@ -474,7 +553,7 @@ int io_sim_verb_churn(int argc, char **argv) {
     if (!no_grid) {
       printf(",");
       io_sim_json_grid(g.n_lo, g.n_hi, g.step, g.c_lo, g.c_hi, g.positions);
-      for (int k = 0; k < NUM_CHURN_MODES; k++)
+      for (int k = 0; k < NUM_CHURN_MODES; k++) {
         printf("%s{\"mode\":\"%s\",\"remove_worst\":%.15g,\"remove_servers\":%u,"
                "\"remove_clients\":%u,\"remove_optimum\":%.15g,"
                "\"add_worst\":%.15g,\"add_servers\":%u,\"add_clients\":%u,"
@@ -484,7 +563,7 @@ int io_sim_verb_churn(int argc, char **argv) {
                "\"remove_ratio_servers\":%u,\"remove_ratio_clients\":%u,"
                "\"add_ratio_servers\":%u,\"add_ratio_clients\":%u,"
                "\"load_servers\":%u,\"load_clients\":%u,"
-               "\"connections_ratio_worst\":%.15g,\"connections_ratio_worst_dense\":%.15g}",
+               "\"connections_ratio_worst\":%.15g,\"connections_ratio_worst_dense\":%.15g",
                k ? "," : "", io_sessions_mode_name(churn_mode(k)),
                gw[k].remove, gw[k].remove_n, gw[k].remove_c, gw[k].remove_opt,
                gw[k].add, gw[k].add_n, gw[k].add_c, gw[k].add_opt,
@@ -494,6 +573,9 @@ int io_sim_verb_churn(int argc, char **argv) {
                gw[k].remove_ratio_n, gw[k].remove_ratio_c, gw[k].add_ratio_n,
                gw[k].add_ratio_c, gw[k].load_n, gw[k].load_c, gw[k].connections_ratio,
                gw[k].connections_ratio_dense);
+        print_misses_json(&gw[k]);
+        printf("}");
+      }
       printf("],\"smooth_vs_continuous\":{\"cells\":%zu,\"smooth_more_on_removal\":%zu,"
              "\"smooth_more_on_addition\":%zu,\"largest_removal_excess\":%.15g,"
              "\"removal_excess_servers\":%u,\"removal_excess_clients\":%u,"
@@ -561,5 +643,6 @@ int io_sim_verb_churn(int argc, char **argv) {
              cmp.add_c);
     printf(".\n");
   }
+  print_misses_text(gw);
   return SIM_EXIT_OK;
 }

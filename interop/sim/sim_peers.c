@@ -7,7 +7,10 @@
  * Point: one fleet, mean and max over every join/leave position. Grid: the
  * worst position-averaged figures over servers x clients (positions
  * sampled at k*C/P); per mode also the worst changed / optimum over the
- * point's positions and over the grid's cells. Model: peer_churn.h (one
+ * point's positions and over the grid's cells, and the cells where a
+ * client joining or leaving changes more than 2x the optimum (issue 25's
+ * target 3), counted with the range of C x A / N they lie in
+ * (sim_misses.h). Model: peer_churn.h (one
  * fleet computed per join or leave, in every mode alike).
  */
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include "interop/sim/peer_churn.h"
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
+#include "interop/sim/sim_misses.h"
 #include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
 
@@ -39,7 +43,13 @@ typedef struct peer_worst {
   size_t cells;
   /* worst changed / optimum of a cell (position-averaged both) */
   double join_ratio, leave_ratio;
+  /* cells over 2x the optimum on a join, a leave, either one (cells with
+   * optimum 0 skipped) */
+  sim_misses join_over, leave_over, client_change_over;
 } peer_worst;
+
+/* Issue 25's limit on changed / optimum of one client joining or leaving. */
+static const double kLimitClientChange = 2.0;
 
 /* Join and leave at the given index: churn, optimum and the disagreeing
  * load of the fleet `at` (C clients) against the fleet after the step. */
@@ -143,6 +153,15 @@ static int run_grid(ap_mode mode, uint32_t n_lo, uint32_t n_hi, uint32_t step,
       if (rc != AP_OK) return rc;
       if (join_opt > 0 && join / join_opt > w->join_ratio) w->join_ratio = join / join_opt;
       if (leave_opt > 0 && leave / leave_opt > w->leave_ratio) w->leave_ratio = leave / leave_opt;
+      const double ca_n = (double)c * a / n;
+      const int join_missed =
+          join_opt > 0 &&
+          io_sim_misses_note(&w->join_over, join / join_opt, kLimitClientChange, ca_n);
+      const int leave_missed =
+          leave_opt > 0 &&
+          io_sim_misses_note(&w->leave_over, leave / leave_opt, kLimitClientChange, ca_n);
+      /* either one: a figure of 1 against a limit of 0 counts the cell */
+      if (join_missed || leave_missed) io_sim_misses_note(&w->client_change_over, 1, 0, ca_n);
       w->cells++;
       w->join_sum += join;
       w->leave_sum += leave;
@@ -216,17 +235,22 @@ int io_sim_verb_peers(int argc, char **argv) {
     if (!no_grid) {
       printf(",");
       io_sim_json_grid(gs.v[0], gs.v[1], step, gc.v[0], gc.v[1], positions);
-      for (int k = 0; k < SIM_NUM_MODES; k++)
+      for (int k = 0; k < SIM_NUM_MODES; k++) {
         printf("%s{\"mode\":\"%s\",\"join_worst\":%.15g,\"join_servers\":%u,"
                "\"join_clients\":%u,\"join_optimum\":%.15g,\"leave_worst\":%.15g,"
                "\"leave_servers\":%u,\"leave_clients\":%u,\"leave_optimum\":%.15g,"
                "\"join_mean\":%.15g,\"leave_mean\":%.15g,\"cells\":%zu,"
-               "\"join_worst_ratio\":%.15g,\"leave_worst_ratio\":%.15g}",
+               "\"join_worst_ratio\":%.15g,\"leave_worst_ratio\":%.15g",
                k ? "," : "", ap_mode_name(io_sim_modes[k]), pw[k].join, pw[k].join_n,
                pw[k].join_c, pw[k].join_opt, pw[k].leave, pw[k].leave_n, pw[k].leave_c,
                pw[k].leave_opt, pw[k].cells ? pw[k].join_sum / pw[k].cells : 0,
                pw[k].cells ? pw[k].leave_sum / pw[k].cells : 0, pw[k].cells,
                pw[k].join_ratio, pw[k].leave_ratio);
+        io_sim_misses_json("join", &pw[k].join_over);
+        io_sim_misses_json("leave", &pw[k].leave_over);
+        io_sim_misses_json("client_change", &pw[k].client_change_over);
+        printf("}");
+      }
       printf("]}");
     }
     printf("}\n");
@@ -271,5 +295,18 @@ int io_sim_verb_peers(int argc, char **argv) {
   for (int k = 0; k < SIM_NUM_MODES; k++)
     printf("  %-11s | %7.2f %7.2f\n", ap_mode_name(io_sim_modes[k]), pw[k].join_ratio,
            pw[k].leave_ratio);
+  printf("\nCells of the %zu over 2x the optimum (issue 25's target 3), with the range of\n"
+         "C*A/N they lie in (cells with optimum 0 skipped):\n\n"
+         "  mode        | join > 2                | leave > 2               | either\n",
+         pw[0].cells);
+  for (int k = 0; k < SIM_NUM_MODES; k++) {
+    printf("  %-11s | ", ap_mode_name(io_sim_modes[k]));
+    io_sim_misses_text(&pw[k].join_over, 23);
+    printf(" | ");
+    io_sim_misses_text(&pw[k].leave_over, 23);
+    printf(" | ");
+    io_sim_misses_text(&pw[k].client_change_over, 0);
+    printf("\n");
+  }
   return SIM_EXIT_OK;
 }

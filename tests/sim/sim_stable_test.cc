@@ -410,3 +410,214 @@ TEST(SimStable, CoversExperimentRowsAndItsReasons) {
 }
 
 }  // namespace
+
+// Issue 25's clauses on the churn grid (sim_misses.h): a cell misses when
+// its figure exceeds the limit by more than 1e-9; the region is the range
+// of C x A / N over the cells that miss (0..0 when none).
+constexpr double kMissEps = 1e-9;
+
+struct Misses {
+  size_t over = 0;
+  double lo = 0, hi = 0;
+  void Note(double figure, double limit, double ca_n) {
+    if (!(figure > limit + kMissEps)) return;
+    lo = over ? std::min(lo, ca_n) : ca_n;
+    hi = over ? std::max(hi, ca_n) : ca_n;
+    over++;
+  }
+};
+
+void ExpectMisses(const mini_json::Value& m, const std::string& name, const Misses& want) {
+  SCOPED_TRACE(name);
+  EXPECT_EQ(m[name + "_cells_over"].num(), want.over);
+  EXPECT_NEAR(m[name + "_over_ca_n_min"].num(), want.lo, 1e-12);
+  EXPECT_NEAR(m[name + "_over_ca_n_max"].num(), want.hi, 1e-12);
+}
+
+// What holds for every mode row from the definitions: each count is at
+// most its cells, a region is empty iff its count is 0 and otherwise lies
+// in the grid (dense misses at C x A / N >= 2), a count is above 0 iff the
+// row's worst figure is over the limit, and server_change counts the cells
+// missing on a leave or a join.
+void ExpectChurnMissesConsistent(const mini_json::Value& m, double ca_n_lo, double ca_n_hi) {
+  const double cells = m["cells"].num();
+  EXPECT_LE(m["connections_dense_cells"].num(), cells);
+  EXPECT_LE(m["connections_dense_cells_over"].num(), m["connections_dense_cells"].num());
+  const struct {
+    const char* name;
+    double worst, limit;
+  } clauses[] = {
+      {"connections", m["connections_ratio_worst"].num(), 1.6},
+      {"connections_dense", m["connections_ratio_worst_dense"].num(), 1.1},
+      {"busiest", m["busiest_ratio_worst"].num(), 1.5},
+      {"remove", m["remove_worst_ratio"].num(), 2.0},
+      {"add", m["add_worst_ratio"].num(), 2.0},
+      {"server_change", std::max(m["remove_worst_ratio"].num(), m["add_worst_ratio"].num()), 2.0},
+  };
+  for (const auto& cl : clauses) {
+    SCOPED_TRACE(cl.name);
+    const std::string f = cl.name;
+    const double over = m[f + "_cells_over"].num();
+    const double lo = m[f + "_over_ca_n_min"].num(), hi = m[f + "_over_ca_n_max"].num();
+    EXPECT_LE(over, cells);
+    EXPECT_EQ(over > 0, cl.worst > cl.limit + kMissEps) << cl.worst;
+    if (over == 0) {
+      EXPECT_EQ(lo, 0);
+      EXPECT_EQ(hi, 0);
+    } else {
+      EXPECT_LE(lo, hi);
+      EXPECT_GE(lo, (f == "connections_dense" ? 2.0 : ca_n_lo) - 1e-12);
+      EXPECT_LE(hi, ca_n_hi + 1e-12);
+    }
+  }
+  const double rem = m["remove_cells_over"].num(), add = m["add_cells_over"].num();
+  EXPECT_GE(m["server_change_cells_over"].num(), std::max(rem, add));
+  EXPECT_LE(m["server_change_cells_over"].num(), rem + add);
+  EXPECT_GE(m["busiest_ratio_worst"].num(), 1.0 - 1e-12);  // the busiest is at least the mean
+}
+
+// Every mode on a small grid: the connection clauses against each cell's
+// point run (its sessions / C and busiest client), the dense cells counted
+// here; mesh (every client holds all N >= 50 servers: N / max(12, N/C) >
+// 1.6 in every cell, busiest = mean, a change moves only the optimum)
+// misses every connection clause in every cell and no other.
+TEST(SimStable, ChurnGridCountsTheCellsThatMissTargets) {
+  const uint32_t a = 12;
+  auto v = RunJson({"churn", "--servers", "50", "--clients", "10", "--grid-servers", "50,53",
+                    "--grid-clients", "7,11", "--json"});
+  const auto& grid = v["grid"]["modes"];
+  ASSERT_EQ(grid.size(), 8u);
+  std::map<std::string, Misses> conns, dense, busiest;
+  size_t cells = 0, dense_cells = 0;
+  for (uint32_t c = 7; c <= 11; c++) {
+    for (uint32_t n = 50; n <= 53; n++) {
+      ++cells;
+      const double floor = std::max<double>(a, static_cast<double>(n) / c);
+      const double ca_n = static_cast<double>(c) * a / n;
+      dense_cells += ca_n >= 2;
+      auto p = RunJson({"churn", "--servers", std::to_string(n), "--clients",
+                        std::to_string(c), "--no-grid", "--json"});
+      const auto& modes = p["point"]["modes"];
+      for (size_t i = 0; i < modes.size(); i++) {
+        const std::string& name = modes[i]["mode"].str;
+        const double mean = modes[i]["connections_per_client"].num();
+        conns[name].Note(mean / floor, 1.6, ca_n);
+        if (ca_n >= 2) dense[name].Note(mean / floor, 1.1, ca_n);
+        busiest[name].Note(modes[i]["connections_per_client_max"].num() / mean, 1.5, ca_n);
+      }
+    }
+  }
+  ASSERT_GT(dense_cells, 0u);
+  ASSERT_LT(dense_cells, cells);
+  for (size_t i = 0; i < grid.size(); i++) {
+    const auto& m = grid[i];
+    const std::string& name = m["mode"].str;
+    SCOPED_TRACE(name);
+    EXPECT_EQ(m["cells"].num(), cells);
+    EXPECT_EQ(m["connections_dense_cells"].num(), dense_cells);
+    ExpectChurnMissesConsistent(m, 7.0 * a / 53, 11.0 * a / 50);
+    ExpectMisses(m, "connections", conns[name]);
+    ExpectMisses(m, "connections_dense", dense[name]);
+    ExpectMisses(m, "busiest", busiest[name]);
+  }
+  const auto& mesh = Mode(grid, "mesh");
+  EXPECT_EQ(mesh["connections_cells_over"].num(), cells);
+  EXPECT_EQ(mesh["connections_dense_cells_over"].num(), dense_cells);
+  EXPECT_EQ(mesh["busiest_cells_over"].num(), 0);
+  EXPECT_EQ(mesh["server_change_cells_over"].num(), 0);
+}
+
+// Stable on a grid around N/C = A, every clause counted here from the core's
+// plans: connections and the busiest client of the fleet; a leave of the
+// servers at positions 0 and N/2 and a join of identity N, changed / optimum
+// of the position-averaged figures (sim churn's grid, 2 positions).
+TEST(SimStable, ChurnGridStableMissesCountedFromThePlans) {
+  const uint32_t a = 12;
+  auto v = RunJson({"churn", "--servers", "50", "--clients", "10", "--grid-servers", "250,300",
+                    "--grid-step", "10", "--grid-clients", "30,100", "--json"});
+  const auto& st = Mode(v["grid"]["modes"], "stable");
+  Misses conns, dense, busiest, remove, add, change;
+  size_t cells = 0;
+  for (uint32_t c = 30; c <= 100; c += 10) {
+    for (uint32_t n = 250; n <= 300; n += 10) {
+      ++cells;
+      const double ca_n = static_cast<double>(c) * a / n;
+      const Sessions base = StableSessions(Range(0, n), Range(0, c), a);
+      const double total = base.size();
+      std::vector<size_t> per_client(c, 0);
+      for (const auto& s : base) per_client[s.first]++;
+      const double mean = total / c;
+      const double ratio = mean / std::max<double>(a, static_cast<double>(n) / c);
+      conns.Note(ratio, 1.6, ca_n);
+      if (ca_n >= 2) dense.Note(ratio, 1.1, ca_n);
+      busiest.Note(*std::max_element(per_client.begin(), per_client.end()) / mean, 1.5, ca_n);
+      double rem = 0, rem_opt = 0;
+      for (uint32_t gone : {0u, n / 2}) {
+        rem += SymDiff(base, StableSessions(Without(Range(0, n), gone), Range(0, c), a)) / total / 2;
+        rem_opt += OfServer(base, gone) / total / 2;
+      }
+      const Sessions plus = StableSessions(Range(0, n + 1), Range(0, c), a);
+      const double joined = SymDiff(base, plus) / total, joined_opt = OfServer(plus, n) / total;
+      const size_t removes = remove.over, adds = add.over;
+      remove.Note(rem / rem_opt, 2.0, ca_n);
+      add.Note(joined / joined_opt, 2.0, ca_n);
+      if (remove.over > removes || add.over > adds) change.Note(1, 0, ca_n);
+    }
+  }
+  // The grid reaches both sides of the connection clauses.
+  ASSERT_GT(conns.over, 0u);
+  ASSERT_LT(conns.over, cells);
+  ASSERT_GT(busiest.over, 0u);
+  ASSERT_GT(dense.over, 0u);
+  EXPECT_EQ(st["cells"].num(), cells);
+  ExpectChurnMissesConsistent(st, 30.0 * a / 300, 100.0 * a / 250);
+  ExpectMisses(st, "connections", conns);
+  ExpectMisses(st, "connections_dense", dense);
+  ExpectMisses(st, "busiest", busiest);
+  ExpectMisses(st, "remove", remove);
+  ExpectMisses(st, "add", add);
+  ExpectMisses(st, "server_change", change);
+}
+
+// sim peers' grid rows: the cells over 2x the optimum on a client joining
+// or leaving, for every mode. A count is at most the cells and above 0 iff
+// the row's worst ratio is over 2; `client_change` counts the cells that
+// miss on either; mesh and random do not depend on the coordinate (ratio
+// 1), so they miss nowhere; a region lies in the grid's C x A / N.
+TEST(SimStable, PeersGridCountsTheCellsOverTwiceTheOptimum) {
+  const double a = 12;
+  auto v = RunJson({"peers", "--no-grid", "--json"});
+  auto g = RunJson({"peers", "--servers", "16", "--clients", "6", "--grid-servers", "20,60",
+                    "--grid-clients", "2,12", "--json"});
+  EXPECT_FALSE(v.has("grid"));
+  size_t missing_somewhere = 0;
+  for (const char* name : kModes) {
+    SCOPED_TRACE(name);
+    const auto& m = Mode(g["grid"]["modes"], name);
+    const double cells = m["cells"].num();
+    for (const char* f : {"join", "leave", "client_change"}) {
+      SCOPED_TRACE(f);
+      const std::string s = f;
+      const double over = m[s + "_cells_over"].num();
+      const double lo = m[s + "_over_ca_n_min"].num(), hi = m[s + "_over_ca_n_max"].num();
+      EXPECT_LE(over, cells);
+      if (over == 0) {
+        EXPECT_EQ(lo, 0);
+        EXPECT_EQ(hi, 0);
+      } else {
+        EXPECT_LE(lo, hi);
+        EXPECT_GE(lo, 2 * a / 60 - 1e-12);
+        EXPECT_LE(hi, 12 * a / 20 + 1e-12);
+      }
+    }
+    const double join = m["join_cells_over"].num(), leave = m["leave_cells_over"].num();
+    EXPECT_EQ(join > 0, m["join_worst_ratio"].num() > 2 + kMissEps);
+    EXPECT_EQ(leave > 0, m["leave_worst_ratio"].num() > 2 + kMissEps);
+    EXPECT_GE(m["client_change_cells_over"].num(), std::max(join, leave));
+    EXPECT_LE(m["client_change_cells_over"].num(), join + leave);
+    missing_somewhere += m["client_change_cells_over"].num() > 0;
+  }
+  for (const char* name : {"mesh", "random"})
+    EXPECT_EQ(Mode(g["grid"]["modes"], name)["client_change_cells_over"].num(), 0) << name;
+  EXPECT_GT(missing_somewhere, 0u);  // the window modes move far more than the optimum
+}
