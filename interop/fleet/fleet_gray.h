@@ -31,7 +31,7 @@
  * recover_ms: from the heal to the end of the first window in which it got
  * at least half its fair share (12.5%); -1: never. failed_budget: the
  * calls in flight to the faulty server(s) when the fault began plus 0.1%
- * of all calls, the most that may fail (issue 24), with
+ * of all calls, the most that may fail (the survival target), with
  * inflight_at_fault and within_budget beside it. */
 #ifndef APERTURE_INTEROP_FLEET_GRAY_H
 #define APERTURE_INTEROP_FLEET_GRAY_H

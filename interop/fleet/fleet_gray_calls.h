@@ -85,7 +85,7 @@ typedef struct gray_figures {
   double recover_ms;
   double share_during; /* the faulty servers' share of the calls started in the fault */
   double share_after;  /* ... and after it healed */
-  /* The target of issue 24: at most the calls in flight to the faulty
+  /* The survival target: at most the calls in flight to the faulty
    * servers when the fault began plus 0.1% of all calls fail.
    * inflight_at_fault: the fault's clients' calls on its servers that
    * started before fault_start_us and ended after it (whatever their

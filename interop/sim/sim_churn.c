@@ -9,7 +9,7 @@
  * position-averaged churn over servers x clients; positions sampled at
  * k*n/P for k < P (see next_clients() for the client counts); per mode
  * also the worst changed / optimum of a cell and the worst expected load
- * max / mean of a cell's fleet, and the cells that miss issue 25's
+ * max / mean of a cell's fleet, and the cells that miss stable's design
  * targets 1 and 3 (connections per client over 1.6x max(A, N/C), over
  * 1.1x where C x A / N >= 2, the busiest client over 1.5x the mean, a
  * server leaving or joining over 2x the optimum), counted with the range
@@ -232,7 +232,7 @@ static double grid_work(const grid_spec *g) {
 /* The default grid's work (servers 50..300, clients 7..300, 2 positions). */
 static const double kDefaultGridWork = 4.3e8;
 
-/* Issue 25's limits: connections per client / max(A, N/C) everywhere and
+/* Stable's design limits: connections per client / max(A, N/C) everywhere and
  * in the dense cells (C x A / N >= 2), the busiest client / the mean, and
  * changed / optimum of one server leaving or joining. */
 static const double kLimitConnections = 1.6, kLimitDense = 1.1, kLimitBusiest = 1.5,
@@ -400,7 +400,7 @@ static void print_misses_json(const grid_worst *w) {
 
 /* The same as a table, after the grid's other tables. */
 static void print_misses_text(const grid_worst *gw) {
-  printf("\nCells missing issue 25's targets (figure above the limit) of the %zu cells,\n"
+  printf("\nCells missing stable's design targets (figure above the limit) of the %zu cells,\n"
          "with the range of C*A/N they lie in: conns = connections per client / max(A, N/C),\n"
          "dense = the same over the %zu cells with C*A/N >= 2, busiest = busiest client /\n"
          "mean, server change = a leave or a join over 2x its optimum (optimum 0 skipped):\n\n",

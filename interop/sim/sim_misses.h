@@ -1,5 +1,5 @@
 /*
- * sim_misses: the cells of a grid that miss one target clause (issue 25's
+ * sim_misses: the cells of a grid that miss one target clause (stable's design
  * targets: a figure of the cell against its limit), counted, with the
  * region they lie in as the range of C x A / N over those cells (N/C is
  * A over it), so a reader can tell which fleets are affected. A cell

@@ -8,7 +8,7 @@
  * worst position-averaged figures over servers x clients (positions
  * sampled at k*C/P); per mode also the worst changed / optimum over the
  * point's positions and over the grid's cells, and the cells where a
- * client joining or leaving changes more than 2x the optimum (issue 25's
+ * client joining or leaving changes more than 2x the optimum (stable's design
  * target 3), counted with the range of C x A / N they lie in
  * (sim_misses.h). Model: peer_churn.h (one
  * fleet computed per join or leave, in every mode alike).
@@ -48,7 +48,7 @@ typedef struct peer_worst {
   sim_misses join_over, leave_over, client_change_over;
 } peer_worst;
 
-/* Issue 25's limit on changed / optimum of one client joining or leaving. */
+/* Stable's design limit on changed / optimum of one client joining or leaving. */
 static const double kLimitClientChange = 2.0;
 
 /* Join and leave at the given index: churn, optimum and the disagreeing
@@ -295,7 +295,7 @@ int io_sim_verb_peers(int argc, char **argv) {
   for (int k = 0; k < SIM_NUM_MODES; k++)
     printf("  %-11s | %7.2f %7.2f\n", ap_mode_name(io_sim_modes[k]), pw[k].join_ratio,
            pw[k].leave_ratio);
-  printf("\nCells of the %zu over 2x the optimum (issue 25's target 3), with the range of\n"
+  printf("\nCells of the %zu over 2x the optimum (stable's churn target), with the range of\n"
          "C*A/N they lie in (cells with optimum 0 skipped):\n\n"
          "  mode        | join > 2                | leave > 2               | either\n",
          pw[0].cells);

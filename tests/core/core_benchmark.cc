@@ -91,7 +91,7 @@ BENCHMARK(BM_Rebuild)
 
 // The stable plan of a whole service (what every client of a stable-mode
 // service computes on each rebuild): endpoints x peers, keys from address
-// strings as the policy makes them. The bound: 10,000 x 1,000 in
+// strings as the policy makes them. The design bound: 10,000 x 1,000 in
 // at most 10 ms.
 void BM_StablePlan(benchmark::State &state) {
   const size_t n = (size_t)state.range(0), c = (size_t)state.range(1);

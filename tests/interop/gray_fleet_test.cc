@@ -126,7 +126,7 @@ TEST(GrayFleetTest, FreezeAndSlowRowsForApertureAndRoundRobinInOneRun) {
   EXPECT_STREQ("link-down", io_json_string(io_json_get(io_json_at(skipped, 0), "fault")));
 }
 
-// Issue 24's target at its own scale (20,000 calls, 10 s faults, 4 servers
+// The failure budget at its own scale (20,000 calls, 10 s faults, 4 servers
 // all in every client's aperture, 8 calls in flight per client, 300 ms
 // deadlines): while s1 is frozen or never answers, at most the calls in
 // flight to it when the fault began plus 0.1% of all calls fail

@@ -164,8 +164,8 @@ TEST(NetnsFleetTest, ChurnOnNamespacesWithDnsmasqLeavesNothingBehind) {
   EXPECT_EQ(std::string::npos, after.routes.find("198.1")) << after.routes;
 }
 
-// Issue 24's target for the faults that need a network (as
-// gray_fleet_test's for freeze and no-answer, at the issue's scale): s1's
+// The failure budget for the faults that need a network (as
+// gray_fleet_test's for freeze and no-answer, at the reference scale): s1's
 // link down, and clients 0, 1 blackholed from s0, s1, each for 10 s; at
 // most the calls in flight to the faulty servers when the fault began plus
 // 0.1% of all calls fail, none on a healthy server; nothing left behind.

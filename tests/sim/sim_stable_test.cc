@@ -411,7 +411,7 @@ TEST(SimStable, CoversExperimentRowsAndItsReasons) {
 
 }  // namespace
 
-// Issue 25's clauses on the churn grid (sim_misses.h): a cell misses when
+// Stable's design clauses on the churn grid (sim_misses.h): a cell misses when
 // its figure exceeds the limit by more than 1e-9; the region is the range
 // of C x A / N over the cells that miss (0..0 when none).
 constexpr double kMissEps = 1e-9;
