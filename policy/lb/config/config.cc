@@ -72,6 +72,24 @@ bool ReadUint(const Json::Object& obj, const char* field, uint64_t lo,
   return true;
 }
 
+// Reads a setting where 0 means "leave the channel's own setting" and any
+// other value must be in [lo, hi]: *out is set only for a valid value.
+void ReadOffOrAtLeast(const Json::Object& obj, const char* field,
+                      uint64_t lo, uint64_t hi, uint32_t* out,
+                      Errors* errors) {
+  uint64_t v = 0;
+  bool present = false;
+  if (!ReadUint(obj, field, 0, hi, &v, &present, errors) || !present) return;
+  if (v != 0 && v < lo) {
+    errors->Add(field,
+                absl::StrCat("must be 0 (the channel's own settings) or at "
+                             "least ",
+                             lo, ", got ", v));
+    return;
+  }
+  *out = static_cast<uint32_t>(v);
+}
+
 // Reads an endpoint weight: a JSON number in [AP_MIN_WEIGHT, AP_MAX_WEIGHT]
 // (what the ring and the pick table always accept), parsed the same way
 // under every locale.
@@ -295,35 +313,15 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
       present) {
     s.health.stuck_latency_factor = static_cast<uint32_t>(v);
   }
-  if (ReadUint(obj, "keepaliveMs", 0, kMaxKeepaliveMs, &v, &present,
-               &errors) &&
-      present) {
-    if (v != 0 && v < kMinKeepaliveMs) {
-      errors.Add("keepaliveMs",
-                 absl::StrCat("must be 0 (the channel's own settings) or at "
-                              "least ",
-                              kMinKeepaliveMs, ", got ", v));
-    } else {
-      s.keepalive_ms = static_cast<uint32_t>(v);
-    }
-  }
+  ReadOffOrAtLeast(obj, "keepaliveMs", kMinKeepaliveMs, kMaxKeepaliveMs,
+                   &s.keepalive_ms, &errors);
   if (ReadUint(obj, "keepaliveTimeoutMs", 1, kMaxKeepaliveMs, &v, &present,
                &errors) &&
       present) {
     s.keepalive_timeout_ms = static_cast<uint32_t>(v);
   }
-  if (ReadUint(obj, "reconnectBackoffMaxMs", 0, kMaxKeepaliveMs, &v, &present,
-               &errors) &&
-      present) {
-    if (v != 0 && v < kMinReconnectBackoffMaxMs) {
-      errors.Add("reconnectBackoffMaxMs",
-                 absl::StrCat("must be 0 (the channel's own settings) or at "
-                              "least ",
-                              kMinReconnectBackoffMaxMs, ", got ", v));
-    } else {
-      s.reconnect_backoff_max_ms = static_cast<uint32_t>(v);
-    }
-  }
+  ReadOffOrAtLeast(obj, "reconnectBackoffMaxMs", kMinReconnectBackoffMaxMs,
+                   kMaxKeepaliveMs, &s.reconnect_backoff_max_ms, &errors);
   ParsePeerConfig(obj, &s.peers,
                     [&errors](absl::string_view field,
                               absl::string_view message) {
