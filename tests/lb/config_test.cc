@@ -67,7 +67,7 @@ void ExpectDefaults(const aperture_lb::ApertureSettings& s) {
 }
 
 // Every field a config can give is read back as written; absent fields
-// keep their defaults; unknown fields are ignored.
+// keep their defaults.
 TEST(ApertureConfig, ValidConfigsParse) {
   auto d = SettingsThroughRegistry("{}");
   ASSERT_TRUE(d.ok()) << d.status();
@@ -120,11 +120,32 @@ TEST(ApertureConfig, ValidConfigsParse) {
   EXPECT_STREQ(h->affinity.header, "x-key");
   EXPECT_EQ(h->affinity.hash_vnodes, 37u);
   EXPECT_EQ(h->min_aperture, 12u);
+}
 
-  // Unknown fields are ignored, as for gRPC's own policies.
-  auto u = SettingsThroughRegistry("{\"someFutureField\":1}");
-  ASSERT_TRUE(u.ok()) << u.status();
-  ExpectDefaults(*u);
+// A field the config does not have is named in the error, with the
+// closest real field when it looks like a misspelling, so a typo never
+// runs silently on the defaults.
+TEST(ApertureConfig, UnknownFieldsAreNamedErrors) {
+  const std::string unknown = " error:is not a field of the aperture config";
+  absl::Status typo = ParseThroughRegistry("{\"minApperture\":3}");
+  EXPECT_EQ(typo.code(), absl::StatusCode::kInvalidArgument);
+  const std::string t(typo.message());
+  EXPECT_NE(t.find("field:minApperture" + unknown + " (did you mean \"minAperture\"?)"),
+            std::string::npos) << t;
+  absl::Status cased = ParseThroughRegistry("{\"peerindex\":0,\"peerCount\":2}");
+  const std::string c(cased.message());
+  EXPECT_NE(c.find("field:peerindex" + unknown + " (did you mean \"peerIndex\"?)"),
+            std::string::npos) << c;
+  // Far from every field: no guess. Every unknown field is listed, beside
+  // the other fields' errors.
+  absl::Status far = ParseThroughRegistry(
+      "{\"someFutureField\":1,\"zz\":2,\"choiceCount\":11,\"mode\":\"smooth\"}");
+  const std::string m(far.message());
+  EXPECT_NE(m.find("field:someFutureField" + unknown + ";"), std::string::npos) << m;
+  EXPECT_NE(m.find("field:zz" + unknown), std::string::npos) << m;
+  EXPECT_NE(m.find("field:choiceCount error:"), std::string::npos) << m;
+  EXPECT_EQ(m.find("did you mean"), std::string::npos) << m;
+  EXPECT_EQ(m.find("field:mode"), std::string::npos) << m;
 }
 
 // Every mode name parses through the registry, stable included.

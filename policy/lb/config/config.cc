@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include <grpc/impl/codegen/grpc_types.h>
 
@@ -41,6 +42,63 @@ class Errors {
  private:
   std::vector<std::string> entries_;
 };
+
+// Every field the aperture config has. A field outside this list is an
+// error rather than ignored: a misspelt "minApperture" would otherwise run
+// with the default and nobody would know.
+constexpr absl::string_view kKnownFields[] = {
+    "mode",           "pickMetric",         "minAperture",
+    "peerIndex",      "peerCount",          "choiceCount",
+    "minReady",       "randomSeed",         "removalGraceMs",
+    "updateCoalesceMs", "reresolutionIntervalMs", "ejectAfterFailures",
+    "ejectionMs",     "maxEjectionMs",      "stuckCallMs",
+    "stuckCallMinMs", "stuckLatencyFactor", "keepaliveMs",
+    "keepaliveTimeoutMs", "reconnectBackoffMaxMs", "eagerConnect",
+    "weights",        "peerTarget",         "peerSelf",
+    "peerRefreshMs",  "affinity",           "affinityHeader",
+    "maxSessions",    "sessionIdleMs",      "hashVnodes"};
+
+// Edit distance, for "did you mean"; names are short, so the O(n*m) table
+// is a few hundred cells.
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); j++) row[j] = j;
+  for (size_t i = 1; i <= a.size(); i++) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); j++) {
+      const size_t above = row[j];
+      const bool same = absl::ascii_tolower(a[i - 1]) ==
+                        absl::ascii_tolower(b[j - 1]);
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+void CheckKnownFields(const Json::Object& obj, Errors* errors) {
+  for (const auto& kv : obj) {
+    if (std::find(std::begin(kKnownFields), std::end(kKnownFields),
+                  kv.first) != std::end(kKnownFields)) {
+      continue;
+    }
+    absl::string_view closest;
+    size_t best = SIZE_MAX;
+    for (absl::string_view known : kKnownFields) {
+      const size_t d = EditDistance(kv.first, known);
+      if (d < best) {
+        best = d;
+        closest = known;
+      }
+    }
+    std::string message = "is not a field of the aperture config";
+    if (best <= 3) {
+      absl::StrAppend(&message, " (did you mean \"", closest, "\"?)");
+    }
+    errors->Add(kv.first, message);
+  }
+}
 
 // Reads a JSON number as an unsigned integer in [lo, hi].
 bool ReadUint(const Json::Object& obj, const char* field, uint64_t lo,
@@ -162,6 +220,7 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(const Json& json) {
     return errors.ToStatus();
   }
   const Json::Object& obj = json.object_value();
+  CheckKnownFields(obj, &errors);
   bool present = false;
   uint64_t v = 0;
 
