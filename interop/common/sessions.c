@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "policy/core/ap_hash.h"
-#include "policy/core/ap_ring.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/ring/ap_ring.h"
+#include "policy/core/stable/ap_stable.h"
 
 const char *io_sessions_mode_name(int mode) {
   return mode == IO_HASH_MOD ? "hash-mod" : ap_mode_name((ap_mode)mode);

@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_error.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 
 #ifdef __cplusplus
 extern "C" {

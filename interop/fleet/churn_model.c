@@ -7,9 +7,9 @@
 
 #include "interop/common/sessions.h"
 #include "policy/core/ap_hash.h"
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_ring.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/ring/ap_ring.h"
+#include "policy/core/stable/ap_stable.h"
 
 uint64_t io_churn_model_seed(uint32_t client) { return ap_mix64((uint64_t)client + 1); }
 

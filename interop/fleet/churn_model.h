@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_error.h"
 
 #ifdef __cplusplus

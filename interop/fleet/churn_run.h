@@ -15,7 +15,7 @@
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_server.h"
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 
 #ifdef __cplusplus
 extern "C" {

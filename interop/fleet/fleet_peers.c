@@ -33,7 +33,7 @@
 #include "interop/fleet/fleet_server.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
-#include "policy/core/ap_order.h"
+#include "policy/core/ring/ap_order.h"
 
 #define MAX_N 60
 #define MAX_C 16                 /* clients after the join */

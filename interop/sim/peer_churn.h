@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "interop/common/sessions.h"
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_error.h"
 
 #ifdef __cplusplus

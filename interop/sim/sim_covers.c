@@ -41,7 +41,7 @@
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
 #include "policy/core/ap_hash.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 
 static const char kUsage[] =
     "sim covers [--servers 100] [--clients 100] [--min-aperture 12] [--rmin 1.5] "

@@ -12,7 +12,7 @@
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
 #include "policy/core/ap_hash.h"
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 
 static const char kUsage[] =
     "sim hash [--weights 1,2,1,1,1] [--vnodes 1,10,100,1000,10000] [--keys 100000] "

@@ -6,7 +6,7 @@
 
 #include "policy/core/ap_hash.h"
 #include "interop/common/sessions.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 
 const ap_mode io_sim_modes[SIM_NUM_MODES] = {
     AP_MODE_CONTINUOUS, AP_MODE_DISCRETE, AP_MODE_RANDOM,

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_error.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/ring/ap_ring.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -41,8 +41,8 @@
 #include "interop/sim/sim_print.h"
 #include "interop/sim/sim_model.h"
 #include "interop/common/sessions.h"
-#include "policy/core/ap_stable.h"
-#include "policy/core/ap_vdc.h"
+#include "policy/core/stable/ap_stable.h"
+#include "policy/core/ring/ap_vdc.h"
 
 static const char kUsage[] =
     "sim placement [--servers 100] [--clients 100] [--min-aperture 12] "

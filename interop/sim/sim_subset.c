@@ -8,8 +8,8 @@
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/ring/ap_ring.h"
 #include "interop/common/sessions.h"
 
 static const char kUsage[] =

@@ -3,7 +3,7 @@
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
-#include "policy/core/ap_vdc.h"
+#include "policy/core/ring/ap_vdc.h"
 
 static const char kUsage[] = "sim vdc --count K [--json]   (K in [1, 100000])";
 

@@ -13,7 +13,7 @@
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
 #include "interop/sim/sim_model.h"
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 
 static const char kUsage[] =
     "sim vnodes [--nodes 10] [--seeds 20] [--vnodes 1,2,4,16,64,256] [--json]";

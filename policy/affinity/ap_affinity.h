@@ -9,7 +9,7 @@
  *            endpoint is READY and in the aperture;
  *   hash   - a call's key goes to its owner on a consistent-hash ring with
  *            virtual nodes and weights over the aperture's members
- *            (policy/core/ap_hash_ring.h), skipping unhealthy members to the
+ *            (policy/affinity/ap_hash_ring.h), skipping unhealthy members to the
  *            next point clockwise.
  * Calls without a key are balanced as usual in every mode.
  */
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 
 #ifdef __cplusplus
 extern "C" {

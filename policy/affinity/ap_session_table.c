@@ -7,13 +7,14 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "policy/affinity/ap_session_table.h"
+#include "policy/affinity/ap_session_table_testing.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/core/ap_siphash.h"
+#include "policy/affinity/ap_siphash.h"
 
 typedef struct ap_session_entry {
   struct ap_session_entry *chain_next; /* bucket chain */

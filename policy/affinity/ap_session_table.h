@@ -47,7 +47,7 @@
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
-#include "policy/core/ap_siphash.h"
+#include "policy/affinity/ap_siphash.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,29 +82,10 @@ int ap_session_table_create_keyed(size_t max_sessions, uint64_t idle_ms,
 /* Frees the table and every entry (NULL is ignored). */
 void ap_session_table_destroy(ap_session_table *table);
 
-/* get / put / remove: single-step access for tools and tests that seed or
- * inspect a table. The policy's data path uses ap_session_table_route(),
- * which does the lookup and the insert in one shard lock. */
-
-/* Copies the address of `key` (key_len bytes, 1..AP_SESSION_MAX_KEY_LEN, not
- * necessarily NUL-terminated) into `address` (capacity `cap` bytes, written
- * NUL-terminated) and marks the entry used at `now_ms`. *found is 1 when a
- * live entry exists, 0 when the key is unknown or expired (an expired entry
- * is removed). AP_ERANGE when `cap` is too small for the stored address. */
-int ap_session_table_get(ap_session_table *table, const char *key,
-                         size_t key_len, uint64_t now_ms, char *address,
-                         size_t cap, int *found, ap_error *err);
-
-/* Maps `key` to `address` (NUL-terminated, 1..AP_SESSION_MAX_ADDRESS_LEN
- * bytes) used at `now_ms`, replacing any previous address. Evicts the
- * shard's least recently used entry when the shard is full. */
-int ap_session_table_put(ap_session_table *table, const char *key,
-                         size_t key_len, const char *address, uint64_t now_ms,
-                         ap_error *err);
-
-/* Removes `key`; *removed (may be NULL) says whether it was present. */
-int ap_session_table_remove(ap_session_table *table, const char *key,
-                            size_t key_len, int *removed, ap_error *err);
+/* Single-step get / put / remove and the inspection counters are for tests
+ * (ap_session_table_testing.h). The policy's data path uses
+ * ap_session_table_route(), which does the lookup and the insert in one
+ * shard lock. */
 
 /* The decision a sticky pick needs, made atomically under the key's shard
  * lock so that concurrent first calls with one key agree on one endpoint.
@@ -146,21 +127,6 @@ int ap_session_table_expire(ap_session_table *table, uint64_t now_ms,
 /* Number of entries held now (including expired ones not yet reclaimed).
  * Lock-free read of a counter; 0 for NULL. */
 size_t ap_session_table_size(const ap_session_table *table);
-
-/* capacity / evictions / longest_chain: inspection for tools and tests (the
- * policy reads none of them); they show whether a table is sized right and
- * its hash keeps chains short. */
-
-/* The configured capacity; 0 for NULL. */
-size_t ap_session_table_capacity(const ap_session_table *table);
-
-/* Number of entries evicted to make room since creation; 0 for NULL. */
-uint64_t ap_session_table_evictions(const ap_session_table *table);
-
-/* Length of the longest bucket chain now (never above
- * AP_SESSION_MAX_CHAIN); 0 for NULL. A diagnostic: takes every shard lock
- * in turn and walks every bucket. */
-size_t ap_session_table_longest_chain(ap_session_table *table);
 
 #ifdef __cplusplus
 }

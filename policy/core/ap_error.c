@@ -1,5 +1,6 @@
 /* ap_error: status codes and bounded error messages. */
 #include "policy/core/ap_error.h"
+#include "policy/core/ap_error_testing.h"
 
 #include <stdarg.h>
 #include <stdio.h>

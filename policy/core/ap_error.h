@@ -38,11 +38,6 @@ int ap_error_set(ap_error *err, int code, const char *fmt, ...)
 /* Resets `err` (when not NULL) to AP_OK with an empty message. */
 void ap_error_clear(ap_error *err);
 
-/* Short constant name of a status code ("EINVAL", ...); "UNKNOWN" otherwise.
- * For callers that log or compare codes by name (tools and tests); the
- * policy itself reports the message. */
-const char *ap_result_name(int code);
-
 #ifdef __cplusplus
 }
 #endif

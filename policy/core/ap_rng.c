@@ -1,5 +1,6 @@
 /* ap_rng: xoshiro256** seeded from splitmix64. */
 #include "policy/core/ap_rng.h"
+#include "policy/core/ap_rng_testing.h"
 
 #include <stddef.h>
 

@@ -23,11 +23,6 @@ void ap_rng_seed(ap_rng *rng, uint64_t seed);
 /* Next 64 random bits. */
 uint64_t ap_rng_next(ap_rng *rng);
 
-/* Uniform double in [0, 1) with 53 random bits: the top 53 bits of the next
- * step. The pick draws the same doubles through the inlined step in
- * ap_rng_internal.h (ap_pick1 scales one by the table's total weight). */
-double ap_rng_uniform(ap_rng *rng);
-
 /* Uniform integer in [0, bound) without modulo bias; returns 0 when
  * bound == 0. */
 uint64_t ap_rng_below(ap_rng *rng, uint64_t bound);

@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "policy/affinity/ap_session_table.h"
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_hash_ring.h"
-#include "policy/core/ap_membership.h"
-#include "policy/core/ap_pick.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/affinity/ap_hash_ring.h"
+#include "policy/core/membership/ap_membership.h"
+#include "policy/core/pick/ap_pick.h"
+#include "policy/core/ring/ap_ring.h"
 
 namespace aperture_lb {
 

@@ -25,6 +25,10 @@ uint64_t UsableMaskWrites(const UsableMask& mask);
 // Number of live peer watchers in the process (peer_watcher.h).
 size_t LivePeerWatchers();
 
+// EndpointCounters objects alive in the process (endpoint_counters.h;
+// changed only when one is created or freed).
+int64_t LiveEndpointCounters();
+
 }  // namespace aperture_lb
 
 #endif  // APERTURE_LB_TEST_HOOKS_H

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "policy/registry/ap_registry.h"
+#include "policy/registry/ap_registry_testing.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -36,11 +36,6 @@ typedef enum ap_connectivity {
   AP_CONN_SHUTDOWN = 4
 } ap_connectivity;
 
-/* Lower-case name of a state ("idle", "connecting", "ready",
- * "transient_failure", "shutdown"); "unknown" otherwise. For logs and
- * tools; the status service sends the enum itself. */
-const char *ap_connectivity_name(int state);
-
 /* Where a policy instance found its coordinate. The values equal the
  * status proto's CoordinateSource (checked where both are visible). */
 typedef enum ap_coordinate_source {

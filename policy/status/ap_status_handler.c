@@ -17,7 +17,7 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
-#include "policy/core/ap_health.h"
+#include "policy/core/pick/ap_health.h"
 #include "policy/registry/ap_registry.h"
 
 static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {

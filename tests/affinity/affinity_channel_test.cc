@@ -14,7 +14,7 @@
 
 extern "C" {
 #include "policy/affinity/ap_affinity.h"
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 }
 
 namespace aperture_test {

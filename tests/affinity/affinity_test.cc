@@ -14,7 +14,7 @@
 extern "C" {
 #include "policy/affinity/ap_affinity.h"
 #include "policy/affinity/ap_session_table.h"
-#include "tests/hash_ring/owned_ring.h"
+#include "tests/affinity/owned_ring.h"
 }
 
 namespace {

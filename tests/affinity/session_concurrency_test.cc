@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "policy/affinity/ap_session_table.h"
+#include "policy/affinity/ap_session_table_testing.h"
 }
 
 namespace {

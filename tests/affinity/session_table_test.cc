@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "policy/affinity/ap_session_table.h"
+#include "policy/affinity/ap_session_table_testing.h"
 #include "policy/core/ap_hash.h"
 }
 

@@ -8,9 +8,11 @@
 
 #include "gtest/gtest.h"
 #include "policy/core/ap_error.h"
+#include "policy/core/ap_error_testing.h"
 #include "policy/core/ap_hash.h"
 #include "policy/core/ap_rng.h"
-#include "policy/core/ap_vdc.h"
+#include "policy/core/ap_rng_testing.h"
+#include "policy/core/ring/ap_vdc.h"
 
 namespace {
 

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_pick.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/pick/ap_pick.h"
+#include "policy/core/ring/ap_ring.h"
 #include "policy/core/ap_rng.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
+#include "policy/core/stable/ap_stable_testing.h"
 
 namespace {
 

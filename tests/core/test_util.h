@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_error.h"
-#include "policy/core/ap_pick.h"
-#include "policy/core/ap_ring.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/pick/ap_pick.h"
+#include "policy/core/ring/ap_ring.h"
+#include "policy/core/stable/ap_stable.h"
 
 namespace aptest {
 

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_ring.h"
-#include "test_util.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/ring/ap_ring.h"
+#include "tests/core/test_util.h"
 
 namespace {
 

@@ -11,11 +11,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_pick.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/pick/ap_pick.h"
+#include "policy/core/pick/ap_pick_testing.h"
+#include "policy/core/ring/ap_ring.h"
 #include "policy/core/ap_rng.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kMaxEndpoints = 80 };

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kMaxMembers = 24 };

@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "policy/core/ap_membership.h"
-#include "policy/core/ap_order.h"
+#include "policy/core/membership/ap_membership.h"
+#include "policy/core/membership/ap_membership_testing.h"
+#include "policy/core/ring/ap_order.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kPool = 12 };

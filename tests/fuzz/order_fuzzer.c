@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/core/ap_order.h"
+#include "policy/core/ring/ap_order.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kMaxAddresses = 64 };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "policy/affinity/ap_session_table.h"
+#include "policy/affinity/ap_session_table_testing.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kKeys = 40 };

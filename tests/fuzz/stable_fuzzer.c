@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 #include "tests/fuzz/fuzz_input.h"
 
 enum { kMaxEndpoints = 64, kMaxClients = 48 };

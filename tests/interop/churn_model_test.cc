@@ -17,8 +17,8 @@
 #include "interop/fleet/churn_model.h"
 #include "interop/sim/sim_model.h"
 #include "interop/common/sessions.h"
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/stable/ap_stable.h"
 #include "tests/interop/fleet_oracle.h"
 
 namespace {

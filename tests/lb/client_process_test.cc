@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/core/ap_order.h"
+#include "policy/core/ring/ap_order.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {

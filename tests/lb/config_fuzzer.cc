@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 #include "policy/core/ap_number.h"
-#include "policy/core/ap_pick.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/pick/ap_pick.h"
+#include "policy/core/ring/ap_ring.h"
 #include "policy/lb/config/config.h"
 #include "src/core/lib/json/json.h"
 

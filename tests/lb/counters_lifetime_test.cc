@@ -5,7 +5,7 @@
 // or by being replaced on the channel (its shutdown); the held calls end
 // late, after that. The counters the status reports stay exact up to the
 // drop, the dropped member's counters stay alive while its calls are held
-// and are freed once, when the last of them ends (EndpointCounters::Live();
+// and are freed once, when the last of them ends (LiveEndpointCounters();
 // a free before a late end, or a second free, fails under --config=asan:
 // `bazel test --config=asan //tests/lb:counters_lifetime_test`).
 #include <stdint.h>
@@ -18,12 +18,14 @@
 
 #include "gtest/gtest.h"
 #include "policy/lb/picker/endpoint_counters.h"
+#include "policy/lb/test_hooks.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {
 namespace {
 
 using aperture_lb::EndpointCounters;
+using aperture_lb::LiveEndpointCounters;
 
 // Both backends in the aperture, no retries (one call, one pick), and no
 // health checks: a frozen member keeps getting the calls where both P2C
@@ -109,7 +111,7 @@ void ExpectExactCounters(const std::string& target, const Backend& frozen,
 // while the calls are held, and are freed when they end, after the
 // removal; the remaining member's counters keep counting exactly.
 TEST(CountersLifetime, RemovedMemberKeepsItsCountersUntilItsLateCallsEnd) {
-  const int64_t base = EndpointCounters::Live();
+  const int64_t base = LiveEndpointCounters();
   auto backends = StartBackends(2);
   Backend& frozen = *backends[0];
   Backend& other = *backends[1];
@@ -119,7 +121,7 @@ TEST(CountersLifetime, RemovedMemberKeepsItsCountersUntilItsLateCallsEnd) {
     channel.SetAddresses(Addresses(backends));
     ASSERT_TRUE(WaitAllMembersReady(target, 2));
     ASSERT_EQ(channel.RunLoad(20, 4), 0);
-    EXPECT_EQ(EndpointCounters::Live(), base + 2);
+    EXPECT_EQ(LiveEndpointCounters(), base + 2);
 
     HeldCalls calls(channel, frozen, other);
     ASSERT_TRUE(calls.ready()) << "held " << frozen.held();
@@ -134,13 +136,13 @@ TEST(CountersLifetime, RemovedMemberKeepsItsCountersUntilItsLateCallsEnd) {
     // The policy let go (no endpoint, picker or status entry lists it);
     // the held calls are what keeps its counters.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    EXPECT_EQ(EndpointCounters::Live(), base + 2);
+    EXPECT_EQ(LiveEndpointCounters(), base + 2);
     EXPECT_EQ(frozen.held(), held) << "the removal ended no held call";
 
     EXPECT_EQ(calls.Thaw(), 0);  // the late ends
     EXPECT_EQ(frozen.calls(), received) << "no call after the removal";
-    EXPECT_TRUE(WaitFor([&] { return EndpointCounters::Live() == base + 1; }))
-        << "live: " << EndpointCounters::Live() - base;
+    EXPECT_TRUE(WaitFor([&] { return LiveEndpointCounters() == base + 1; }))
+        << "live: " << LiveEndpointCounters() - base;
 
     // The remaining member counts on exactly.
     const uint64_t other_before = other.calls();
@@ -151,8 +153,8 @@ TEST(CountersLifetime, RemovedMemberKeepsItsCountersUntilItsLateCallsEnd) {
       return o != nullptr && o->picks == other.calls() && o->outstanding == 0;
     }));
   }
-  EXPECT_TRUE(WaitFor([&] { return EndpointCounters::Live() == base; }))
-      << "live after the channel: " << EndpointCounters::Live() - base;
+  EXPECT_TRUE(WaitFor([&] { return LiveEndpointCounters() == base; }))
+      << "live after the channel: " << LiveEndpointCounters() - base;
 }
 
 // The channel replaces the policy (a new service config picks another LB
@@ -160,7 +162,7 @@ TEST(CountersLifetime, RemovedMemberKeepsItsCountersUntilItsLateCallsEnd) {
 // member's counters go with the policy, the busy member's stay until its
 // held calls end late, after the shutdown, and are freed then.
 TEST(CountersLifetime, PolicyShutdownFreesBusyCountersWhenTheirLateCallsEnd) {
-  const int64_t base = EndpointCounters::Live();
+  const int64_t base = LiveEndpointCounters();
   auto backends = StartBackends(2);
   Backend& frozen = *backends[0];
   Backend& other = *backends[1];
@@ -169,7 +171,7 @@ TEST(CountersLifetime, PolicyShutdownFreesBusyCountersWhenTheirLateCallsEnd) {
   channel.SetAddresses(Addresses(backends));
   ASSERT_TRUE(WaitAllMembersReady(target, 2));
   ASSERT_EQ(channel.RunLoad(20, 4), 0);
-  EXPECT_EQ(EndpointCounters::Live(), base + 2);
+  EXPECT_EQ(LiveEndpointCounters(), base + 2);
 
   HeldCalls calls(channel, frozen, other);
   ASSERT_TRUE(calls.ready()) << "held " << frozen.held();
@@ -183,15 +185,15 @@ TEST(CountersLifetime, PolicyShutdownFreesBusyCountersWhenTheirLateCallsEnd) {
   StateView view;
   ASSERT_TRUE(WaitFor([&] { return !Snapshot(target, &view); }))
       << "the aperture policy is still registered";
-  EXPECT_TRUE(WaitFor([&] { return EndpointCounters::Live() == base + 1; }))
-      << "live: " << EndpointCounters::Live() - base
+  EXPECT_TRUE(WaitFor([&] { return LiveEndpointCounters() == base + 1; }))
+      << "live: " << LiveEndpointCounters() - base
       << " (the idle member's counters go with the policy)";
   EXPECT_EQ(frozen.held(), held) << "the shutdown ended no held call";
 
   EXPECT_EQ(calls.Thaw(), 0);  // the late ends
   EXPECT_EQ(frozen.calls(), received);
-  EXPECT_TRUE(WaitFor([&] { return EndpointCounters::Live() == base; }))
-      << "live: " << EndpointCounters::Live() - base;
+  EXPECT_TRUE(WaitFor([&] { return LiveEndpointCounters() == base; }))
+      << "live: " << LiveEndpointCounters() - base;
   // The channel works on under round_robin.
   EXPECT_EQ(channel.RunLoad(10, 2), 0);
 }

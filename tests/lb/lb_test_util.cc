@@ -17,7 +17,7 @@
 #include <grpc/support/alloc.h>
 #include <grpcpp/alarm.h>
 
-#include "policy/core/ap_health.h"
+#include "policy/core/pick/ap_health.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/parse_address.h"
 #include "src/core/lib/config/core_configuration.h"

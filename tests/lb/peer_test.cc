@@ -13,8 +13,8 @@
 
 #include "aperture.h"
 #include "interop/fleet/dns_stub.h"
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/stable/ap_stable.h"
 #include "policy/lb/coordinate/peer_self.h"
 #include "policy/lb/coordinate/peer_watcher.h"
 #include "policy/lb/test_hooks.h"

@@ -13,9 +13,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "policy/core/ap_load.h"
-#include "policy/core/ap_pick.h"
+#include "policy/core/pick/ap_load.h"
+#include "policy/core/pick/ap_pick.h"
 #include "policy/core/ap_rng.h"
+#include "policy/core/ap_rng_testing.h"
 #include "policy/lb/picker/picker.h"
 #include "tests/lb/picker_fakes.h"
 

@@ -14,8 +14,10 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/core/ap_pick.h"
+#include "policy/core/pick/ap_load_testing.h"
+#include "policy/core/pick/ap_pick.h"
 #include "policy/lb/picker/picker.h"
+#include "policy/lb/test_hooks.h"
 #include "tests/lb/picker_fakes.h"
 
 namespace {
@@ -124,7 +126,7 @@ TEST(PickerConcurrency, CountersStayExactAcrossThreads) {
 // it exists for: threads end the calls they hold open while the last
 // owners (the picker and the test's own references) let go. Before the
 // drop the counts are exact; in every round each endpoint's counters are
-// freed exactly once (EndpointCounters::Live() back to where it was; under
+// freed exactly once (aperture_lb::LiveEndpointCounters() back to where it was; under
 // --config=asan a free before the last end, or a second free, fails).
 TEST(PickerConcurrency, CountersFreedOnceWhenOwnersLeaveWithCallsInFlight) {
   const double kWeights[] = {1, 1, 2, 2};
@@ -134,7 +136,7 @@ TEST(PickerConcurrency, CountersFreedOnceWhenOwnersLeaveWithCallsInFlight) {
   ap_health_config_init(&no_health_checks);
   no_health_checks.eject_after_failures = 0;
   no_health_checks.stuck_call_ms = 0;
-  const int64_t live_before = aperture_lb::EndpointCounters::Live();
+  const int64_t live_before = aperture_lb::LiveEndpointCounters();
   for (int round = 0; round < kRounds; ++round) {
     std::vector<aperture_lb::AperturePicker::Slot> slots;
     std::map<const grpc_core::SubchannelInterface*, size_t> index_of;
@@ -146,7 +148,7 @@ TEST(PickerConcurrency, CountersFreedOnceWhenOwnersLeaveWithCallsInFlight) {
       counters.push_back(c);
       slots.push_back({std::move(subchannel), std::move(c), kWeights[i]});
     }
-    ASSERT_EQ(aperture_lb::EndpointCounters::Live(),
+    ASSERT_EQ(aperture_lb::LiveEndpointCounters(),
               live_before + static_cast<int64_t>(kEndpoints));
     ap_pick_table* table = nullptr;
     ASSERT_EQ(ap_pick_table_create(kWeights, kEndpoints, &table, nullptr), AP_OK);
@@ -216,7 +218,7 @@ TEST(PickerConcurrency, CountersFreedOnceWhenOwnersLeaveWithCallsInFlight) {
     picker.reset();    // the slots' owner references
     counters.clear();  // the last owners
     for (auto& th : threads) th.join();
-    ASSERT_EQ(aperture_lb::EndpointCounters::Live(), live_before)
+    ASSERT_EQ(aperture_lb::LiveEndpointCounters(), live_before)
         << "round " << round;
   }
 }

@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/stable/ap_stable.h"
 #include "policy/lb/ring/ring_snapshot.h"
 
 namespace aperture_lb {

@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 #include "tests/lb/lb_test_util.h"
 
 namespace aperture_test {

@@ -21,7 +21,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/lb/endpoints/aperture_census.h"
 #include "policy/lb/endpoints/endpoint.h"
 #include "policy/lb/ring/membership.h"

@@ -9,7 +9,8 @@
 #include "gtest/gtest.h"
 #include "policy/core/ap_error.h"
 #include "policy/core/ap_hash.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
+#include "policy/core/stable/ap_stable_testing.h"
 #include "tests/oracle/stable_oracle.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // An independent oracle for the stable mode's plan: computed from the
-// definition written in policy/core/ap_stable.h and policy/core/ap_hash.h,
+// definition written in policy/core/stable/ap_stable.h and policy/core/ap_hash.h,
 // with no core code included or linked (its own hash, its own sort, its
 // own scaling). The core's tests compare ap_stable_plan_create against it.
 #ifndef APERTURE_TESTS_ORACLE_STABLE_ORACLE_H

@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "policy/registry/ap_registry.h"
+#include "policy/registry/ap_registry_testing.h"
 }
 
 namespace {

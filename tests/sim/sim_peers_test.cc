@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/ring/ap_ring.h"
 #include "tests/sim/mini_json.h"
 
 namespace {

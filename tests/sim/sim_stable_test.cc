@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 #include "tests/sim/mini_json.h"
 #include "tests/sim/run_sim.h"
 

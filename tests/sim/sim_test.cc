@@ -244,7 +244,7 @@ TEST(Sim, HashSharesFollowWeights) {
   auto v = RunJson({"hash", "--weights", "1,2,1", "--vnodes", "1000",
                     "--keys", "100000", "--json"});
   const auto& row = v["rows"][0];
-  // Same model and tolerance as tests/hash_ring: 4 sd ~ 0.03.
+  // Same model and tolerance as tests/affinity: 4 sd ~ 0.03.
   EXPECT_NEAR(row["key_share"][0].num(), 0.25, 0.03);
   EXPECT_NEAR(row["key_share"][1].num(), 0.50, 0.03);
   EXPECT_NEAR(row["key_share"][2].num(), 0.25, 0.03);

@@ -26,7 +26,7 @@
 
 extern "C" {
 #include "aperture/v1/status.pb-c.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 #include "policy/include/aperture.h"
 #include "policy/status/ap_status_client.h"
 }

@@ -26,7 +26,7 @@
 
 #include "policy/affinity/ap_affinity.h"
 #include "policy/affinity/ap_session_table.h"
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 #include "policy/lb/affinity/affinity_settings.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"

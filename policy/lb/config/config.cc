@@ -14,9 +14,9 @@
 #include "absl/strings/str_join.h"
 #include <grpc/impl/codegen/grpc_types.h>
 
-#include "policy/core/ap_hash_ring.h"
+#include "policy/affinity/ap_hash_ring.h"
 #include "policy/core/ap_number.h"
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 
 #include "policy/lb/coordinate/peer_settings.h"
 

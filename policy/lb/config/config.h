@@ -11,10 +11,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_health.h"
-#include "policy/core/ap_load.h"
-#include "policy/core/ap_membership.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_load.h"
+#include "policy/core/membership/ap_membership.h"
 #include "policy/lb/affinity/affinity_settings.h"
 #include "policy/lb/coordinate/coordinate.h"
 #include "policy/lb/coordinate/peer_settings.h"
@@ -58,8 +58,8 @@ struct ApertureSettings {
   uint32_t min_ready = 0;
   bool has_random_seed = false;  // default: one random seed per process
   uint64_t random_seed = 0;
-  AffinitySettings affinity = DefaultAffinitySettings();  // lb_affinity_config.h
-  // Debounced membership (lb_membership.h): how long an address that left
+  AffinitySettings affinity = DefaultAffinitySettings();  // affinity_settings.h
+  // Debounced membership (ring/membership.h): how long an address that left
   // the resolver's list keeps its ring slot (draining, not pickable), and
   // the window in which updates after a ring rebuild are coalesced.
   uint64_t removal_grace_ms = 0;
@@ -102,15 +102,15 @@ struct ApertureSettings {
   }
 };
 
-// Validates `json` (the value of the "aperture" key). Unknown fields are
-// ignored, as gRPC does for its own policies. On error the status message
-// names every bad field, e.g.
-//   errors validating aperture LB policy config: [field:minAperture error:...]
 // The config's own coordinate (peerIndex/peerCount), for ResolveCoordinate.
 inline StaticCoordinate ConfigCoordinate(const ApertureSettings& s) {
   return StaticCoordinate{s.has_coordinate, s.peer_index, s.peer_count};
 }
 
+// Validates `json` (the value of the "aperture" key). A field the config
+// does not have is an error too, with the closest field when it looks like
+// a typo. On error the status message names every bad field, e.g.
+//   errors validating aperture LB policy config: [field:minAperture error:...]
 absl::StatusOr<ApertureSettings> ParseApertureSettings(
     const grpc_core::Json& json);
 

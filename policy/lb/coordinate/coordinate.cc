@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_hash.h"
 #include "policy/lb/coordinate/process_coordinate.h"
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "policy/core/ap_membership.h"
+#include "policy/core/membership/ap_membership.h"
 #include "policy/lb/coordinate/peer_self.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
 

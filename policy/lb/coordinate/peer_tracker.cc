@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_order.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/ring/ap_order.h"
 #include "policy/lb/coordinate/process_coordinate.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
 #include "policy/lb/coordinate/peer_settings.h"

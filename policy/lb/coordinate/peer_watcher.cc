@@ -8,7 +8,7 @@
 #include "absl/synchronization/mutex.h"
 
 #include "policy/core/ap_error.h"
-#include "policy/core/ap_order.h"
+#include "policy/core/ring/ap_order.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
 #include "policy/lb/test_hooks.h"
 #include "src/core/lib/gprpp/debug_location.h"

@@ -7,7 +7,7 @@
 
 #include "absl/synchronization/mutex.h"
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
 
 namespace aperture_lb {

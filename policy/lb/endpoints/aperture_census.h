@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "policy/core/ap_aperture.h"
+#include "policy/core/subset/ap_aperture.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/endpoints/endpoint.h"
 #include "policy/lb/picker/picker.h"

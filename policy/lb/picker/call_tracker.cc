@@ -1,5 +1,7 @@
 #include "policy/lb/picker/call_tracker.h"
 
+#include "policy/lb/test_hooks.h"
+
 namespace aperture_lb {
 
 CallTracker::CallTracker(EndpointCounters* counters,
@@ -68,6 +70,10 @@ void CallTracker::Finish(FinishArgs args) {
   } else {
     counters_->EndCall();  // no latency sample
   }
+}
+
+int64_t LiveEndpointCounters() {
+  return EndpointCounters::live_.load(std::memory_order_relaxed);
 }
 
 }  // namespace aperture_lb

@@ -18,7 +18,7 @@
 #ifndef APERTURE_LB_PICKER_CALL_TRACKER_H
 #define APERTURE_LB_PICKER_CALL_TRACKER_H
 
-#include "policy/core/ap_load.h"
+#include "policy/core/pick/ap_load.h"
 #include "policy/lb/picker/endpoint_counters.h"
 #include "src/core/lib/load_balancing/lb_policy.h"
 

@@ -29,8 +29,8 @@
 
 #include <atomic>
 
-#include "policy/core/ap_health.h"
-#include "policy/core/ap_load.h"
+#include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_load.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 
 namespace aperture_lb {
@@ -89,10 +89,6 @@ class alignas(64) EndpointCounters {
   // critical section, so this is the calls started and not finished.
   int64_t Outstanding() const { return ap_load_outstanding(&load); }
 
-  // EndpointCounters objects alive in the process (for leak checks in
-  // tests; changed only when one is created or freed).
-  static int64_t Live() { return live_.load(std::memory_order_relaxed); }
-
   // Gray-failure health (ap_health.h); null only when out of memory, which
   // every ap_health function takes as "healthy".
   ap_health* const health = ap_health_create();
@@ -109,7 +105,10 @@ class alignas(64) EndpointCounters {
   }
 
   std::atomic<intptr_t> owners_{1};
+  // Objects alive in the process, for tests' leak checks
+  // (LiveEndpointCounters() in test_hooks.h).
   static inline std::atomic<int64_t> live_{0};
+  friend int64_t LiveEndpointCounters();
 };
 
 }  // namespace aperture_lb

@@ -16,9 +16,9 @@
 
 #include "absl/status/statusor.h"
 
-#include "policy/core/ap_health.h"
-#include "policy/core/ap_load.h"
-#include "policy/core/ap_pick.h"
+#include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_load.h"
+#include "policy/core/pick/ap_pick.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/core_ptr.h"
 #include "policy/lb/picker/endpoint_counters.h"

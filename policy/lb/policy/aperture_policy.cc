@@ -14,8 +14,8 @@
 
 #include <grpc/impl/codegen/connectivity_state.h>
 
-#include "policy/core/ap_aperture.h"
-#include "policy/core/ap_pick.h"
+#include "policy/core/subset/ap_aperture.h"
+#include "policy/core/pick/ap_pick.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/config/config.h"
 #include "policy/lb/coordinate/coordinate.h"
@@ -105,7 +105,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   uint64_t ring_key_ = 0;  // ring_->key() of the last build: detects rebuilds
   Coordinate coordinate_;
   std::string last_status_;
-  AffinityState affinity_;  // request affinity (lb_affinity_picker.h)
+  AffinityState affinity_;  // request affinity (affinity/affinity_router.h)
   grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
   EndpointMap endpoints_;

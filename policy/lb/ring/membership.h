@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-#include "policy/core/ap_membership.h"
+#include "policy/core/membership/ap_membership.h"
 #include "policy/lb/core_ptr.h"
 #include "src/core/lib/resolver/server_address.h"
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "policy/core/ap_hash.h"
-#include "policy/core/ap_order.h"
+#include "policy/core/ring/ap_order.h"
 #include "policy/lb/ring/stable_inputs.h"
 
 namespace aperture_lb {

@@ -108,7 +108,7 @@ uint64_t RingInputKey(const std::vector<EffectiveMember>& members,
 // the aperture for `settings` (mode, minAperture, randomSeed, minReady) at
 // `coordinate` (random placement when !coordinate.known). Stable mode
 // builds the service's plan once here from the members' addresses and the
-// coordinate's peers (lb_stable_keys.h). Random mode uses
+// coordinate's peers (stable_inputs.h). Random mode uses
 // `fallback_random_seed` when the config gives no seed. Errors (empty list,
 // bad weight, coordinate out of range, ...) are UNAVAILABLE with a message
 // that starts with "aperture: " and says which step failed.

@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 
-#include "policy/core/ap_stable.h"
+#include "policy/core/stable/ap_stable.h"
 #include "policy/lb/coordinate/coordinate.h"
 #include "policy/lb/ring/membership.h"
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "policy/core/ap_order.h"
-#include "policy/core/ap_ring.h"
+#include "policy/core/ring/ap_order.h"
+#include "policy/core/ring/ap_ring.h"
 
 namespace aperture_lb {
 namespace {

@@ -1,0 +1,246 @@
+/* ap_health: failure-run ejection with probation, and stuck detection. */
+#define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
+#include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_health_testing.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { REASON_NONE = 0, REASON_FAILURES = 1, REASON_STUCK = 2, REASON_PROBE = 3 };
+
+struct ap_health {
+  _Atomic int64_t progress_ms;      /* last call end, or idle -> busy */
+  _Atomic int64_t ejected_until_ms; /* 0: not ejected */
+  _Atomic uint32_t failure_run;
+  _Atomic uint32_t ejection_len_ms; /* the current or last ejection */
+  _Atomic uint32_t reason;          /* REASON_* of the last ejection */
+  _Atomic uint32_t latency_x16;     /* EWMA of latency, ms * 16; 0: none */
+  _Atomic uint64_t ejections;
+};
+
+void ap_health_config_init(ap_health_config *config) {
+  if (config == NULL) return;
+  config->eject_after_failures = 5;
+  config->ejection_ms = 3000;
+  config->max_ejection_ms = 6000;
+  config->stuck_call_ms = 1000;
+  config->stuck_call_min_ms = 25;
+  config->stuck_latency_factor = 8;
+}
+
+int ap_health_config_validate(const ap_health_config *config, ap_error *err) {
+  if (config == NULL) return ap_error_set(err, AP_EINVAL, "config is NULL");
+  if (config->eject_after_failures > AP_HEALTH_MAX_FAILURES)
+    return ap_error_set(err, AP_EINVAL, "ejectAfterFailures is %u, above %u",
+                        config->eject_after_failures, AP_HEALTH_MAX_FAILURES);
+  if (config->ejection_ms < 1 || config->ejection_ms > AP_HEALTH_MAX_MS)
+    return ap_error_set(err, AP_EINVAL, "ejectionMs is %u, not in [1, %u]",
+                        config->ejection_ms, AP_HEALTH_MAX_MS);
+  if (config->max_ejection_ms < config->ejection_ms || config->max_ejection_ms > AP_HEALTH_MAX_MS)
+    return ap_error_set(err, AP_EINVAL, "maxEjectionMs is %u, not in [ejectionMs %u, %u]",
+                        config->max_ejection_ms, config->ejection_ms, AP_HEALTH_MAX_MS);
+  if (config->stuck_call_ms > AP_HEALTH_MAX_MS)
+    return ap_error_set(err, AP_EINVAL, "stuckCallMs is %u, above %u",
+                        config->stuck_call_ms, AP_HEALTH_MAX_MS);
+  if (config->stuck_call_min_ms > AP_HEALTH_MAX_MS ||
+      (config->stuck_call_ms > 0 && config->stuck_call_min_ms > config->stuck_call_ms))
+    return ap_error_set(err, AP_EINVAL, "stuckCallMinMs is %u, above stuckCallMs %u",
+                        config->stuck_call_min_ms, config->stuck_call_ms);
+  if (config->stuck_latency_factor > AP_HEALTH_MAX_LATENCY_FACTOR)
+    return ap_error_set(err, AP_EINVAL, "stuckLatencyFactor is %u, above %u",
+                        config->stuck_latency_factor, AP_HEALTH_MAX_LATENCY_FACTOR);
+  return AP_OK;
+}
+
+const char *ap_health_state_name(ap_health_state state) {
+  switch (state) {
+    case AP_HEALTH_OK: return "ok";
+    case AP_HEALTH_EJECTED: return "ejected";
+    case AP_HEALTH_PROBATION: return "probation";
+    case AP_HEALTH_STUCK: return "stuck";
+  }
+  return "unknown";
+}
+
+ap_health *ap_health_create(void) {
+  ap_health *h = malloc(sizeof *h);
+  if (h == NULL) return NULL;
+  atomic_init(&h->progress_ms, ap_health_now_ms()); /* no false "stuck" before a start */
+  atomic_init(&h->ejected_until_ms, 0);
+  atomic_init(&h->failure_run, 0);
+  atomic_init(&h->ejection_len_ms, 0);
+  atomic_init(&h->reason, REASON_NONE);
+  atomic_init(&h->latency_x16, 0);
+  atomic_init(&h->ejections, 0);
+  return h;
+}
+
+void ap_health_destroy(ap_health *health) { free(health); }
+
+/* Stores now_ms as the last progress unless it is already there: many
+ * calls end within one tick of the coarse clock, and a store of the same
+ * value would still take the line from every other core. */
+static void note_progress(ap_health *h, int64_t now_ms) {
+  if (atomic_load_explicit(&h->progress_ms, memory_order_relaxed) != now_ms)
+    atomic_store_explicit(&h->progress_ms, now_ms, memory_order_relaxed);
+}
+
+void ap_health_on_start(ap_health *health, int64_t outstanding_before, int64_t now_ms) {
+  if (health == NULL || outstanding_before > 0) return;
+  note_progress(health, now_ms);
+}
+
+uint32_t ap_health_stuck_threshold_ms(const ap_health *health, const ap_health_config *config) {
+  if (config == NULL || config->stuck_call_ms == 0) return 0;
+  const uint32_t x16 =
+      health ? atomic_load_explicit(&health->latency_x16, memory_order_relaxed) : 0;
+  if (config->stuck_latency_factor == 0 || x16 == 0) return config->stuck_call_ms;
+  uint64_t t = ((uint64_t)x16 * config->stuck_latency_factor + 15) / 16;
+  if (t < config->stuck_call_min_ms) t = config->stuck_call_min_ms;
+  if (t > config->stuck_call_ms) t = config->stuck_call_ms;
+  return (uint32_t)t;
+}
+
+/* Ejects from now unless a concurrent finish already did (one ejection per
+ * run, counted once): the first for ejection_ms, each one after a failed
+ * probe twice the last, up to max_ejection_ms. */
+static void eject(ap_health *h, int64_t seen_until, uint32_t reason, const ap_health_config *c,
+                  int64_t now_ms) {
+  uint64_t len = c->ejection_ms;
+  if (reason == REASON_PROBE) {
+    len = 2 * (uint64_t)atomic_load_explicit(&h->ejection_len_ms, memory_order_relaxed);
+    if (len < c->ejection_ms) len = c->ejection_ms;
+  }
+  if (len > c->max_ejection_ms) len = c->max_ejection_ms >= c->ejection_ms ? c->max_ejection_ms
+                                                                        : c->ejection_ms;
+  int64_t until = now_ms + (int64_t)len;
+  if (until == 0) until = 1; /* 0 means "not ejected" */
+  if (atomic_compare_exchange_strong_explicit(&h->ejected_until_ms, &seen_until, until,
+                                              memory_order_relaxed, memory_order_relaxed)) {
+    atomic_store_explicit(&h->ejection_len_ms, (uint32_t)len, memory_order_relaxed);
+    atomic_store_explicit(&h->reason, reason, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->ejections, 1, memory_order_relaxed);
+  }
+}
+
+void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *config,
+                         int64_t now_ms) {
+  if (health == NULL || config == NULL) return;
+  /* The last progress before this end: a failure that ends a stuck spell
+   * ejects at once. Read, then stored only when it changes (note_progress):
+   * a success on a healthy endpoint writes nothing shared. */
+  const int64_t progress = atomic_load_explicit(&health->progress_ms, memory_order_relaxed);
+  note_progress(health, now_ms);
+  const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
+  if (!failed) {
+    if (atomic_load_explicit(&health->failure_run, memory_order_relaxed) != 0)
+      atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+    if (until != 0) {
+      atomic_store_explicit(&health->ejected_until_ms, 0, memory_order_relaxed);
+      atomic_store_explicit(&health->ejection_len_ms, 0, memory_order_relaxed);
+    }
+    return;
+  }
+  const uint32_t run =
+      atomic_fetch_add_explicit(&health->failure_run, 1, memory_order_relaxed) + 1;
+  if (config->eject_after_failures == 0) return;
+  if (until != 0) {
+    /* A failure on probation ejects again, for longer; one during the
+     * ejection (a call sent before it) changes nothing. */
+    if (now_ms >= until) eject(health, until, REASON_PROBE, config, now_ms);
+    return;
+  }
+  const uint32_t stuck = ap_health_stuck_threshold_ms(health, config);
+  if (stuck > 0 && now_ms - progress > (int64_t)stuck) {
+    eject(health, 0, REASON_STUCK, config, now_ms); /* it ended a stuck spell */
+  } else if (run >= config->eject_after_failures) {
+    eject(health, 0, REASON_FAILURES, config, now_ms);
+  }
+}
+
+void ap_health_record_latency(ap_health *health, int64_t latency_ms) {
+  if (health == NULL || latency_ms < 0) return;
+  if (latency_ms > AP_HEALTH_MAX_MS) latency_ms = AP_HEALTH_MAX_MS;
+  const uint64_t sample = (uint64_t)latency_ms * 16;
+  const uint32_t old = atomic_load_explicit(&health->latency_x16, memory_order_relaxed);
+  uint64_t next = old == 0 ? sample : (7 * (uint64_t)old + sample + 4) / 8;
+  if (next == 0) next = 1; /* 0 means "no sample": a sub-ms EWMA stays 1/16 ms */
+  if (next > UINT32_MAX) next = UINT32_MAX;
+  /* Unchanged (a steady latency): no store, so the line stays shared. */
+  if (next != old) atomic_store_explicit(&health->latency_x16, (uint32_t)next, memory_order_relaxed);
+}
+
+double ap_health_latency_ms(const ap_health *health) {
+  const uint32_t x16 =
+      health ? atomic_load_explicit(&health->latency_x16, memory_order_relaxed) : 0;
+  return x16 == 0 ? -1.0 : (double)x16 / 16.0;
+}
+
+void ap_health_reset(ap_health *health, int64_t now_ms) {
+  if (health == NULL) return;
+  atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
+  atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+  atomic_store_explicit(&health->ejected_until_ms, 0, memory_order_relaxed);
+  atomic_store_explicit(&health->ejection_len_ms, 0, memory_order_relaxed);
+  atomic_store_explicit(&health->reason, REASON_NONE, memory_order_relaxed);
+}
+
+const char *ap_health_ejection_reason(const ap_health *health) {
+  switch (health ? atomic_load_explicit(&health->reason, memory_order_relaxed) : REASON_NONE) {
+    case REASON_FAILURES: return "failures";
+    case REASON_STUCK: return "stuck";
+    case REASON_PROBE: return "probe";
+  }
+  return "none";
+}
+
+uint32_t ap_health_ejection_length_ms(const ap_health *health) {
+  return health ? atomic_load_explicit(&health->ejection_len_ms, memory_order_relaxed) : 0;
+}
+
+ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
+                                const ap_health_config *config, int64_t now_ms) {
+  if (health == NULL || config == NULL) return AP_HEALTH_OK;
+  const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
+  if (until != 0) return now_ms < until ? AP_HEALTH_EJECTED : AP_HEALTH_PROBATION;
+  if (config->stuck_call_ms > 0 && outstanding > 0) {
+    const int64_t progress = atomic_load_explicit(&health->progress_ms, memory_order_relaxed);
+    if (now_ms - progress > (int64_t)ap_health_stuck_threshold_ms(health, config))
+      return AP_HEALTH_STUCK;
+  }
+  return AP_HEALTH_OK;
+}
+
+ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstanding,
+                                     const ap_health_config *config, int64_t *now_ms) {
+  if (health == NULL || config == NULL) return AP_HEALTH_OK;
+  const int needs_clock =
+      atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed) != 0 ||
+      (config->stuck_call_ms > 0 && outstanding > 0);
+  if (!needs_clock) return AP_HEALTH_OK;
+  int64_t now = now_ms != NULL ? *now_ms : -1;
+  if (now < 0) {
+    now = ap_health_now_ms();
+    if (now_ms != NULL) *now_ms = now;
+  }
+  return ap_health_check(health, outstanding, config, now);
+}
+
+int ap_health_usable(ap_health_state state, int64_t outstanding) {
+  return state == AP_HEALTH_OK || (state == AP_HEALTH_PROBATION && outstanding <= 0);
+}
+
+uint64_t ap_health_ejections(const ap_health *health) {
+  return health ? atomic_load_explicit(&health->ejections, memory_order_relaxed) : 0;
+}
+
+uint32_t ap_health_failure_run(const ap_health *health) {
+  return health ? atomic_load_explicit(&health->failure_run, memory_order_relaxed) : 0;
+}
+
+int64_t ap_health_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

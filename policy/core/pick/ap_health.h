@@ -1,0 +1,170 @@
+/*
+ * ap_health: whether an endpoint that looks READY should get new calls.
+ *
+ * A gray failure keeps the endpoint's connection up: a frozen process, a
+ * silent link, a server that never answers. Its subchannel stays READY and
+ * every call sent there waits for its deadline. Two signals take such an
+ * endpoint out of the pick, each cheap enough for the hot path:
+ *   - ejection: `eject_after_failures` calls in a row that failed as the
+ *     transport or the server fails (the caller decides which statuses
+ *     count) eject it, and so does a single failure that ends a stuck
+ *     spell (below: the call waited out a silence, as every call to a
+ *     frozen or unreachable server does). The first ejection lasts
+ *     `ejection_ms`; after it the endpoint is on probation: it takes one
+ *     call at a time; a success reinstates it, a failure ejects it again
+ *     for twice as long as the last time, up to `max_ejection_ms` (each
+ *     probe that meets the fault costs a call). Any success reinstates it
+ *     at once and resets the doubling (a server that thawed answers the
+ *     calls it was holding), and so does ap_health_reset() (the caller's
+ *     new connection to it). Finagle's failure accrual, with a capped
+ *     backoff of probes.
+ *   - stuck calls: calls in flight and none of the endpoint's calls ended
+ *     (nor did it go idle) for the stuck threshold: nothing is moving
+ *     there, deadline or not. The threshold follows the endpoint's own
+ *     latency: `stuck_latency_factor` times the EWMA of its successful
+ *     calls' latencies (ap_health_record_latency()), at least
+ *     `stuck_call_min_ms` and at most `stuck_call_ms`; `stuck_call_ms`
+ *     alone before the first sample or when the factor is 0. A member
+ *     that answers in 3 ms is found stuck 25 ms into a freeze instead of
+ *     a second: that is the window in which new calls still land on it.
+ * An endpoint that is not usable is only avoided, never refused: when no
+ * member of an aperture is usable the pick still sends calls, so ejection
+ * cannot lose calls or starve a fleet whose every server is slow.
+ *
+ * Times are milliseconds of a monotonic clock the caller reads
+ * (ap_health_now_ms()) and passes in, so tests control time. State lives in
+ * atomics: every function here is lock-free and allocation-free except
+ * create/destroy, and any thread may call any of them at once. The call
+ * hooks write only what changes: a success on a healthy endpoint reads the
+ * failure run and the ejection and stores nothing but the progress time,
+ * and that only when the clock's millisecond moved since the last one, so
+ * calls ending on several cores do not keep taking the line from each
+ * other. A failure is one atomic add (the run).
+ */
+#ifndef AP_HEALTH_H
+#define AP_HEALTH_H
+
+#include <stdint.h>
+
+#include "policy/core/ap_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest accepted value of each field (about a day, in ms / calls). */
+#define AP_HEALTH_MAX_MS 86400000u
+#define AP_HEALTH_MAX_FAILURES 1000000u
+
+#define AP_HEALTH_MAX_LATENCY_FACTOR 1000u
+
+typedef struct ap_health_config {
+  uint32_t eject_after_failures; /* failures in a row that eject; 0: never
+                                    (nor does a stuck spell) */
+  uint32_t ejection_ms;          /* first ejection before probation, >= 1 */
+  uint32_t max_ejection_ms;      /* cap of the doubling, >= ejection_ms */
+  uint32_t stuck_call_ms;        /* no call ended this long with calls in
+                                    flight: stuck; 0: never. The cap of the
+                                    latency-relative threshold */
+  uint32_t stuck_call_min_ms;    /* floor of the latency-relative threshold */
+  uint32_t stuck_latency_factor; /* threshold = factor x latency EWMA;
+                                    0: stuck_call_ms only */
+} ap_health_config;
+
+/* Defaults: 5 failures in a row, 3000 ms first ejection doubling up to
+ * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms. The
+ * first ejection outlasts the policy's default keepalive (policy/lb/config/
+ * config.h: a ping after keepaliveMs 200 without a byte, at most 1 s after
+ * the transport's previous ping, unanswered for keepaliveTimeoutMs 1000:
+ * closed within about 2.2 s): a frozen or cut off member's connection
+ * closes before its first probe, so no probe pays for it. */
+void ap_health_config_init(ap_health_config *config);
+
+/* AP_OK, or AP_EINVAL naming the field ("ejectAfterFailures",
+ * "ejectionMs", "maxEjectionMs", "stuckCallMs", "stuckCallMinMs",
+ * "stuckLatencyFactor" as the service config spells them) that is out of
+ * range: maxEjectionMs below ejectionMs, stuckCallMinMs above a nonzero
+ * stuckCallMs, factor above AP_HEALTH_MAX_LATENCY_FACTOR. NULL config is
+ * AP_EINVAL. */
+int ap_health_config_validate(const ap_health_config *config, ap_error *err);
+
+typedef enum ap_health_state {
+  AP_HEALTH_OK = 0,        /* usable */
+  AP_HEALTH_EJECTED = 1,   /* failed in a row; not usable until probation */
+  AP_HEALTH_PROBATION = 2, /* ejection over: usable for one call at a time */
+  AP_HEALTH_STUCK = 3      /* calls in flight and nothing ends */
+} ap_health_state;
+
+/* Lower-case name: "ok", "ejected", "probation", "stuck"; "unknown". */
+const char *ap_health_state_name(ap_health_state state);
+
+typedef struct ap_health ap_health;
+
+/* A new endpoint's health: usable, no failures. NULL when out of memory.
+ * Free with ap_health_destroy(). */
+ap_health *ap_health_create(void);
+void ap_health_destroy(ap_health *health);
+
+/* A call starts on the endpoint; `outstanding_before` is its calls in
+ * flight before this one (an idle endpoint starts its stuck clock here).
+ * NULL health is ignored. */
+void ap_health_on_start(ap_health *health, int64_t outstanding_before,
+                        int64_t now_ms);
+
+/* A call on the endpoint ended; `failed` nonzero when its status counts as
+ * a failure (see top). Updates the failure run, ejects (a failure run, or
+ * a failure that ends a silence longer than the stuck threshold) or
+ * reinstates. NULL health or config is ignored. */
+void ap_health_on_finish(ap_health *health, int failed,
+                         const ap_health_config *config, int64_t now_ms);
+
+/* A successful call's latency (ms, the caller's clock; negative values are
+ * ignored) into the endpoint's EWMA (weight 1/8), which sets its stuck
+ * threshold. Concurrent updates may lose a sample; never a torn value. */
+void ap_health_record_latency(ap_health *health, int64_t latency_ms);
+
+/* The stuck threshold in ms for this endpoint now (see top); 0 when stuck
+ * detection is off or for NULL config. */
+uint32_t ap_health_stuck_threshold_ms(const ap_health *health,
+                                      const ap_health_config *config);
+
+/* A fresh start: the caller made a new connection to the endpoint (its
+ * subchannel became READY again). Ends any ejection, the failure run and
+ * the doubling; keeps the counters and the latency EWMA. NULL is
+ * ignored. */
+void ap_health_reset(ap_health *health, int64_t now_ms);
+
+/* Why the endpoint was last ejected: "failures" (a failure run), "stuck"
+ * (a failure after a silence), "probe" (a probe failed), "none"
+ * (never, or reset since). NULL: "none". */
+const char *ap_health_ejection_reason(const ap_health *health);
+
+/* The endpoint's state for a new call, given its calls in flight now.
+ * NULL health or config is AP_HEALTH_OK. */
+ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
+                                const ap_health_config *config,
+                                int64_t now_ms);
+
+/* The same, reading the clock only when the answer depends on it (an
+ * ejection to time, or calls in flight with stuck detection on): *now_ms
+ * is the reading, -1 for "not read yet", and keeps it for the next call,
+ * so a pick reads the clock at most once and often not at all. NULL now_ms
+ * reads the clock every time. */
+ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstanding,
+                                     const ap_health_config *config, int64_t *now_ms);
+
+/* 1 when a new call may go there: OK, or PROBATION with nothing in flight. */
+int ap_health_usable(ap_health_state state, int64_t outstanding);
+
+/* Ejections so far (0 for NULL). */
+uint64_t ap_health_ejections(const ap_health *health);
+
+/* Milliseconds of the monotonic clock (coarse: a few ms of resolution,
+ * a few ns to read). */
+int64_t ap_health_now_ms(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_HEALTH_H */

@@ -1,0 +1,29 @@
+/*
+ * ap_health_testing: what tests read of a member's health. Only tests
+ * include this header; no product code calls these.
+ */
+#ifndef AP_TESTING_HEALTH_TESTING_H
+#define AP_TESTING_HEALTH_TESTING_H
+
+#include "policy/core/pick/ap_health.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The length of the current ejection in ms, probation included (0 when
+ * the endpoint is not ejected nor on probation; NULL: 0). */
+uint32_t ap_health_ejection_length_ms(const ap_health *health);
+
+/* Failures in the current run (0 for NULL). */
+uint32_t ap_health_failure_run(const ap_health *health);
+
+/* The endpoint's latency EWMA in ms; -1 before the first sample or for
+ * NULL. */
+double ap_health_latency_ms(const ap_health *health);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_TESTING_HEALTH_TESTING_H */

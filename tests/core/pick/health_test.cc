@@ -1,0 +1,293 @@
+// ap_health: ejection after a failure run, probation, reinstatement, stuck
+// detection, config validation, on explicit times.
+#include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_health_testing.h"
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+struct HealthDeleter {
+  void operator()(ap_health *h) const { ap_health_destroy(h); }
+};
+using Health = std::unique_ptr<ap_health, HealthDeleter>;
+
+// A fixed stuck threshold (no latency factor) unless a test sets one; the
+// ejection cap at 4x the first ejection, as the defaults.
+ap_health_config Config(uint32_t failures, uint32_t ejection_ms, uint32_t stuck_ms) {
+  ap_health_config c;
+  ap_health_config_init(&c);
+  c.eject_after_failures = failures;
+  c.ejection_ms = ejection_ms;
+  c.max_ejection_ms = 4 * ejection_ms;
+  c.stuck_call_ms = stuck_ms;
+  c.stuck_call_min_ms = stuck_ms < 50 ? stuck_ms : 50;
+  c.stuck_latency_factor = 0;
+  return c;
+}
+
+TEST(Health, DefaultsAndNames) {
+  ap_health_config c;
+  ap_health_config_init(&c);
+  EXPECT_EQ(c.eject_after_failures, 5u);
+  EXPECT_EQ(c.ejection_ms, 3000u);
+  EXPECT_EQ(c.stuck_call_ms, 1000u);
+  EXPECT_EQ(c.max_ejection_ms, 6000u);
+  EXPECT_EQ(c.stuck_call_min_ms, 25u);
+  EXPECT_EQ(c.stuck_latency_factor, 8u);
+  EXPECT_EQ(ap_health_config_validate(&c, nullptr), AP_OK);
+  EXPECT_STREQ(ap_health_state_name(AP_HEALTH_OK), "ok");
+  EXPECT_STREQ(ap_health_state_name(AP_HEALTH_EJECTED), "ejected");
+  EXPECT_STREQ(ap_health_state_name(AP_HEALTH_PROBATION), "probation");
+  EXPECT_STREQ(ap_health_state_name(AP_HEALTH_STUCK), "stuck");
+  EXPECT_STREQ(ap_health_state_name(static_cast<ap_health_state>(9)), "unknown");
+}
+
+TEST(Health, BadConfigNamesTheField) {
+  ap_error err;
+  ap_health_config c = Config(AP_HEALTH_MAX_FAILURES + 1, 1000, 1000);
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("ejectAfterFailures"), std::string::npos);
+  c = Config(5, 0, 1000);
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("ejectionMs"), std::string::npos);
+  c = Config(5, 1000, AP_HEALTH_MAX_MS + 1);
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("stuckCallMs"), std::string::npos);
+  EXPECT_EQ(ap_health_config_validate(nullptr, &err), AP_EINVAL);
+  c = Config(5, 1000, 1000);
+  c.max_ejection_ms = 999;  // below ejectionMs
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("maxEjectionMs"), std::string::npos);
+  c = Config(5, 1000, 100);
+  c.stuck_call_min_ms = 101;  // above stuckCallMs
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("stuckCallMinMs"), std::string::npos);
+  c = Config(5, 1000, 1000);
+  c.stuck_latency_factor = AP_HEALTH_MAX_LATENCY_FACTOR + 1;
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_NE(std::string(err.message).find("stuckLatencyFactor"), std::string::npos);
+  c = Config(0, 1, 0);
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_OK);
+}
+
+TEST(Health, FailureRunEjectsThenProbationThenReinstates) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(3, 1000, 0);
+  for (int k = 0; k < 2; ++k) ap_health_on_finish(h.get(), 1, &c, 100);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 100), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_failure_run(h.get()), 2u);
+  ap_health_on_finish(h.get(), 1, &c, 110);  // the third in a row
+  EXPECT_EQ(ap_health_ejections(h.get()), 1u);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 110), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1109), AP_HEALTH_EJECTED);
+  // Calls sent before the ejection fail during it: no new ejection.
+  ap_health_on_finish(h.get(), 1, &c, 500);
+  EXPECT_EQ(ap_health_ejections(h.get()), 1u);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1110), AP_HEALTH_PROBATION);
+  EXPECT_TRUE(ap_health_usable(AP_HEALTH_PROBATION, 0));
+  EXPECT_FALSE(ap_health_usable(AP_HEALTH_PROBATION, 1));
+  EXPECT_FALSE(ap_health_usable(AP_HEALTH_EJECTED, 0));
+  EXPECT_FALSE(ap_health_usable(AP_HEALTH_STUCK, 1));
+  // The probe fails: ejected again from its end, twice as long.
+  ap_health_on_finish(h.get(), 1, &c, 1400);
+  EXPECT_EQ(ap_health_ejections(h.get()), 2u);
+  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "probe");
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 3399), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 3400), AP_HEALTH_PROBATION);
+  // The next probe succeeds: usable, run reset.
+  ap_health_on_finish(h.get(), 0, &c, 3450);
+  EXPECT_EQ(ap_health_check(h.get(), 3, &c, 3450), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_failure_run(h.get()), 0u);
+  EXPECT_EQ(ap_health_ejection_length_ms(h.get()), 0u);
+}
+
+TEST(Health, AnySuccessReinstatesAndBreaksTheRun) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(2, 5000, 0);
+  ap_health_on_finish(h.get(), 1, &c, 10);
+  ap_health_on_finish(h.get(), 0, &c, 11);  // breaks the run
+  ap_health_on_finish(h.get(), 1, &c, 12);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 12), AP_HEALTH_OK);
+  ap_health_on_finish(h.get(), 1, &c, 13);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 13), AP_HEALTH_EJECTED);
+  // A call it was holding answers (the server thawed): back at once.
+  ap_health_on_finish(h.get(), 0, &c, 20);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 20), AP_HEALTH_OK);
+}
+
+TEST(Health, ZeroFailuresNeverEjects) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(0, 1000, 0);
+  for (int k = 0; k < 100; ++k) ap_health_on_finish(h.get(), 1, &c, k);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 100), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_ejections(h.get()), 0u);
+  EXPECT_EQ(ap_health_failure_run(h.get()), 100u);
+}
+
+TEST(Health, StuckWhenCallsWaitAndNothingEnds) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(5, 1000, 200);
+  ap_health_on_start(h.get(), 0, 1000);  // idle -> busy starts the clock
+  ap_health_on_start(h.get(), 1, 1100);  // busy already: no reset
+  EXPECT_EQ(ap_health_check(h.get(), 2, &c, 1200), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_check(h.get(), 2, &c, 1201), AP_HEALTH_STUCK);
+  // Nothing in flight: not stuck, however long ago the last call ended.
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 99999), AP_HEALTH_OK);
+  // A call ends: progress.
+  ap_health_on_finish(h.get(), 0, &c, 1300);
+  EXPECT_EQ(ap_health_check(h.get(), 1, &c, 1500), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_check(h.get(), 1, &c, 1501), AP_HEALTH_STUCK);
+  const ap_health_config off = Config(5, 1000, 0);
+  EXPECT_EQ(ap_health_check(h.get(), 1, &off, 99999), AP_HEALTH_OK);
+}
+
+TEST(Health, NullIsHarmless) {
+  const ap_health_config c = Config(1, 1, 1);
+  ap_health_on_start(nullptr, 0, 0);
+  ap_health_on_finish(nullptr, 1, &c, 0);
+  Health h(ap_health_create());
+  ap_health_on_finish(h.get(), 1, nullptr, 0);
+  EXPECT_EQ(ap_health_check(nullptr, 5, &c, 0), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_check(h.get(), 5, nullptr, 0), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_ejections(nullptr), 0u);
+  EXPECT_EQ(ap_health_failure_run(nullptr), 0u);
+  ap_health_destroy(nullptr);
+  const int64_t a = ap_health_now_ms(), b = ap_health_now_ms();
+  EXPECT_GE(b, a);
+}
+
+}  // namespace
+
+namespace {
+
+// The lazy check reads the clock only when the answer depends on it, and
+// gives the same answers as the check at that time.
+TEST(Health, LazyCheckReadsTheClockOnlyWhenNeeded) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(1, 100000, 100000);  // no timing in play
+  ap_health_on_start(h.get(), 0, ap_health_now_ms());
+  int64_t now = -1;
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 0, &c, &now), AP_HEALTH_OK);
+  EXPECT_EQ(now, -1);  // idle and not ejected: no clock needed
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 3, &c, &now), AP_HEALTH_OK);
+  EXPECT_GE(now, 0);  // calls in flight with stuck detection: read once
+  const int64_t read = now;
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 3, &c, &now), AP_HEALTH_OK);
+  EXPECT_EQ(now, read);  // kept
+  ap_health_on_finish(h.get(), 1, &c, ap_health_now_ms());  // ejected for 100 s
+  int64_t fresh = -1;
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 0, &c, &fresh), AP_HEALTH_EJECTED);
+  EXPECT_GE(fresh, 0);
+  EXPECT_EQ(ap_health_check_lazy(h.get(), 0, &c, nullptr), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_check_lazy(nullptr, 0, &c, &fresh), AP_HEALTH_OK);
+}
+
+}  // namespace
+
+namespace {
+
+// Each failed probe doubles the ejection, up to maxEjectionMs; a success
+// starts over from ejectionMs.
+TEST(Health, FailedProbesDoubleTheEjectionUpToTheCap) {
+  Health h(ap_health_create());
+  ap_health_config c = Config(1, 100, 0);
+  c.max_ejection_ms = 300;
+  ap_health_on_finish(h.get(), 1, &c, 0);  // ejected until 100
+  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "failures");
+  EXPECT_EQ(ap_health_ejection_length_ms(h.get()), 100u);
+  ap_health_on_finish(h.get(), 1, &c, 100);  // probe fails: 200
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 299), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 300), AP_HEALTH_PROBATION);
+  ap_health_on_finish(h.get(), 1, &c, 300);  // 400, capped at 300
+  EXPECT_EQ(ap_health_ejection_length_ms(h.get()), 300u);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 599), AP_HEALTH_EJECTED);
+  ap_health_on_finish(h.get(), 1, &c, 600);  // stays at the cap
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 899), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_ejections(h.get()), 4u);
+  ap_health_on_finish(h.get(), 0, &c, 900);  // the probe answers
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 900), AP_HEALTH_OK);
+  ap_health_on_finish(h.get(), 1, &c, 1000);  // a new run: 100 again
+  EXPECT_EQ(ap_health_ejection_length_ms(h.get()), 100u);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1100), AP_HEALTH_PROBATION);
+}
+
+// The stuck threshold follows the member's latency EWMA within
+// [stuckCallMinMs, stuckCallMs]; stuckCallMs alone before any sample.
+TEST(Health, StuckThresholdFollowsTheLatency) {
+  Health h(ap_health_create());
+  ap_health_config c = Config(5, 1000, 1000);
+  c.stuck_call_min_ms = 50;
+  c.stuck_latency_factor = 8;
+  EXPECT_DOUBLE_EQ(ap_health_latency_ms(h.get()), -1);
+  EXPECT_EQ(ap_health_stuck_threshold_ms(h.get(), &c), 1000u);  // no sample yet
+  ap_health_record_latency(h.get(), 3);
+  EXPECT_DOUBLE_EQ(ap_health_latency_ms(h.get()), 3);
+  EXPECT_EQ(ap_health_stuck_threshold_ms(h.get(), &c), 50u);  // 24: the floor
+  for (int k = 0; k < 100; ++k) ap_health_record_latency(h.get(), 40);
+  EXPECT_NEAR(ap_health_latency_ms(h.get()), 40, 0.5);
+  EXPECT_NEAR(ap_health_stuck_threshold_ms(h.get(), &c), 320, 4);
+  for (int k = 0; k < 100; ++k) ap_health_record_latency(h.get(), 500);
+  EXPECT_EQ(ap_health_stuck_threshold_ms(h.get(), &c), 1000u);  // the cap
+  ap_health_record_latency(h.get(), -5);  // ignored
+  EXPECT_NEAR(ap_health_latency_ms(h.get()), 500, 1);
+  // The check uses it: 3 ms members are stuck after 50 ms of silence.
+  Health fast(ap_health_create());
+  ap_health_record_latency(fast.get(), 3);
+  ap_health_on_start(fast.get(), 0, 1000);
+  EXPECT_EQ(ap_health_check(fast.get(), 2, &c, 1050), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_check(fast.get(), 2, &c, 1051), AP_HEALTH_STUCK);
+  c.stuck_latency_factor = 0;  // fixed threshold
+  EXPECT_EQ(ap_health_check(fast.get(), 2, &c, 1051), AP_HEALTH_OK);
+  c.stuck_call_ms = 0;  // off, whatever the factor
+  c.stuck_latency_factor = 8;
+  EXPECT_EQ(ap_health_stuck_threshold_ms(fast.get(), &c), 0u);
+  EXPECT_EQ(ap_health_check(fast.get(), 2, &c, 99999), AP_HEALTH_OK);
+}
+
+// One failure that ends a silence longer than the stuck threshold ejects
+// (the calls of a frozen member all end so, at their deadlines); a failure
+// among answers does not.
+TEST(Health, AFailureAfterAStuckSpellEjectsAtOnce) {
+  Health h(ap_health_create());
+  ap_health_config c = Config(5, 1000, 100);
+  ap_health_on_start(h.get(), 0, 0);
+  ap_health_on_finish(h.get(), 0, &c, 10);   // progress at 10
+  ap_health_on_finish(h.get(), 1, &c, 60);   // 50 ms after the last end
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 60), AP_HEALTH_OK);
+  ap_health_on_finish(h.get(), 1, &c, 361);  // 301 ms of silence
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 361), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "stuck");
+  EXPECT_EQ(ap_health_ejections(h.get()), 1u);
+  // With ejection off (ejectAfterFailures 0) nothing ejects.
+  Health off(ap_health_create());
+  const ap_health_config never = Config(0, 1000, 100);
+  ap_health_on_start(off.get(), 0, 0);
+  ap_health_on_finish(off.get(), 1, &never, 500);
+  EXPECT_EQ(ap_health_check(off.get(), 0, &never, 500), AP_HEALTH_OK);
+}
+
+// A new connection (the subchannel READY again) ends the ejection and the
+// doubling at once.
+TEST(Health, ResetEndsTheEjection) {
+  Health h(ap_health_create());
+  const ap_health_config c = Config(1, 1000, 0);
+  ap_health_on_finish(h.get(), 1, &c, 0);
+  ap_health_on_finish(h.get(), 1, &c, 1000);  // failed probe: 2000 ms
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1500), AP_HEALTH_EJECTED);
+  ap_health_reset(h.get(), 1500);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1500), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_failure_run(h.get()), 0u);
+  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "none");
+  EXPECT_EQ(ap_health_ejections(h.get()), 2u);  // counted, not forgotten
+  ap_health_on_finish(h.get(), 1, &c, 1600);  // a new run: 1000 ms again
+  EXPECT_EQ(ap_health_ejection_length_ms(h.get()), 1000u);
+  ap_health_reset(nullptr, 0);
+  EXPECT_STREQ(ap_health_ejection_reason(nullptr), "none");
+  EXPECT_DOUBLE_EQ(ap_health_latency_ms(nullptr), -1);
+}
+
+}  // namespace
