@@ -7,6 +7,7 @@
 #include "policy/core/ap_number.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -33,6 +34,33 @@ int ap_parse_double(const char *text, double *out, ap_error *err) {
     return ap_error_set(err, AP_EINVAL, "\"%.64s\" is not a number", text);
   if (!isfinite(v))
     return ap_error_set(err, AP_EINVAL, "\"%.64s\" is not a finite number", text);
+  *out = v;
+  return AP_OK;
+}
+
+int ap_parse_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                  ap_error *err) {
+  if (text == NULL || out == NULL)
+    return ap_error_set(err, AP_EINVAL, "integer: text or out is NULL");
+  if (lo > hi)
+    return ap_error_set(err, AP_EINVAL,
+                        "integer: empty range [%" PRIu64 ", %" PRIu64 "]", lo, hi);
+  int code = *text == '\0' ? AP_EINVAL : AP_OK;
+  uint64_t v = 0;
+  for (const char *c = text; code == AP_OK && *c != '\0'; c++) {
+    if (*c < '0' || *c > '9') {
+      code = AP_EINVAL;
+    } else if (v > (UINT64_MAX - (uint64_t)(*c - '0')) / 10) {
+      code = AP_ERANGE; /* above UINT64_MAX */
+    } else {
+      v = v * 10 + (uint64_t)(*c - '0');
+    }
+  }
+  if (code == AP_OK && (v < lo || v > hi)) code = AP_ERANGE;
+  if (code != AP_OK)
+    return ap_error_set(err, code,
+                        "must be an integer in [%" PRIu64 ", %" PRIu64 "], got %.64s",
+                        lo, hi, text);
   *out = v;
   return AP_OK;
 }

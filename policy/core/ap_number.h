@@ -1,10 +1,14 @@
 /*
  * ap_number: number parsing that does not depend on the process's locale
  * (strtod reads "1.5" as 1 under a locale whose decimal separator is a
- * comma), and the bounds a configured endpoint weight must respect.
+ * comma), the one unsigned-integer parser every config field, environment
+ * variable and address port goes through, and the bounds a configured
+ * endpoint weight must respect.
  */
 #ifndef AP_NUMBER_H
 #define AP_NUMBER_H
+
+#include <stdint.h>
 
 #include "policy/core/ap_error.h"
 
@@ -26,6 +30,15 @@ extern "C" {
  * text, trailing characters or a value that is not finite (the message
  * quotes the text). */
 int ap_parse_double(const char *text, double *out, ap_error *err);
+
+/* Parses the whole of `text` as an unsigned decimal integer in [lo, hi]:
+ * digits only (no sign, space, decimal point or exponent), so "-0", " 7",
+ * "1.0" and "1e3" are refused. AP_EINVAL for NULL arguments, lo > hi, empty
+ * text or any character that is not a digit; AP_ERANGE for a value outside
+ * [lo, hi] or above UINT64_MAX. The message is "must be an integer in
+ * [lo, hi], got <text>". *out is written only on success. */
+int ap_parse_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                  ap_error *err);
 
 /* AP_OK when `weight` is within [AP_MIN_WEIGHT, AP_MAX_WEIGHT]; else
  * AP_ERANGE with a message that gives the bounds. */

@@ -1,4 +1,4 @@
-// ap_error, ap_hash, ap_rng and ap_vdc.
+// ap_error, ap_number's integer parser, ap_hash, ap_rng and ap_vdc.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,6 +10,7 @@
 #include "policy/core/ap_error.h"
 #include "policy/core/ap_error_testing.h"
 #include "policy/core/ap_hash.h"
+#include "policy/core/ap_number.h"
 #include "policy/core/ap_rng.h"
 #include "policy/core/ap_rng_testing.h"
 #include "policy/core/ring/ap_vdc.h"
@@ -47,6 +48,38 @@ TEST(Error, StatusNames) {
   EXPECT_STREQ(ap_result_name(AP_EUNAVAIL), "EUNAVAIL");
   EXPECT_STREQ(ap_result_name(AP_EINTERNAL), "EINTERNAL");
   EXPECT_STREQ(ap_result_name(-99), "UNKNOWN");
+}
+
+// Digits only, the whole text, within [lo, hi]: every config integer, and
+// the environment's and the addresses' numbers, go through it.
+TEST(ParseUint, DigitsOnlyWithinTheRange) {
+  uint64_t v = 7;
+  ap_error err;
+  EXPECT_EQ(ap_parse_uint("0", 0, 10, &v, &err), AP_OK);
+  EXPECT_EQ(v, 0u);
+  EXPECT_EQ(ap_parse_uint("10", 0, 10, &v, &err), AP_OK);
+  EXPECT_EQ(v, 10u);
+  EXPECT_EQ(ap_parse_uint("0007", 1, 10, &v, nullptr), AP_OK);
+  EXPECT_EQ(v, 7u);
+  EXPECT_EQ(ap_parse_uint("18446744073709551615", 0, UINT64_MAX, &v, &err), AP_OK);
+  EXPECT_EQ(v, UINT64_MAX);
+
+  v = 42;
+  for (const char* bad : {"", "-0", "-1", "+1", " 1", "1 ", "1.0", "1e3", "0x10", "1,5", "a"}) {
+    EXPECT_EQ(ap_parse_uint(bad, 0, 100, &v, &err), AP_EINVAL) << bad;
+    EXPECT_EQ(std::string(err.message), std::string("must be an integer in [0, 100], got ") + bad);
+  }
+  EXPECT_EQ(ap_parse_uint("11", 0, 10, &v, &err), AP_ERANGE);
+  EXPECT_STREQ(err.message, "must be an integer in [0, 10], got 11");
+  EXPECT_EQ(ap_parse_uint("0", 1, 10, &v, &err), AP_ERANGE);
+  EXPECT_STREQ(err.message, "must be an integer in [1, 10], got 0");
+  EXPECT_EQ(ap_parse_uint("18446744073709551616", 0, UINT64_MAX, &v, &err), AP_ERANGE);
+  EXPECT_EQ(ap_parse_uint("99999999999999999999999", 0, UINT64_MAX, &v, &err), AP_ERANGE);
+  EXPECT_EQ(v, 42u);  // untouched by every failure
+
+  EXPECT_EQ(ap_parse_uint(nullptr, 0, 1, &v, &err), AP_EINVAL);
+  EXPECT_EQ(ap_parse_uint("1", 0, 1, nullptr, &err), AP_EINVAL);
+  EXPECT_EQ(ap_parse_uint("1", 2, 1, &v, &err), AP_EINVAL);
 }
 
 TEST(Hash, StringAndBytesAgree) {
