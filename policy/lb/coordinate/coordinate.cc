@@ -12,19 +12,15 @@
 
 #include "policy/core/subset/ap_aperture.h"
 #include "policy/core/ap_hash.h"
+#include "policy/core/ap_number.h"
 #include "policy/lb/coordinate/process_coordinate.h"
 
 namespace aperture_lb {
 namespace {
 
 bool ParseUint32(const char* text, uint32_t* out) {
-  if (text == nullptr || *text < '0' || *text > '9') return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno != 0 || end == nullptr || *end != '\0' || v > UINT32_MAX) {
-    return false;
-  }
+  uint64_t v = 0;
+  if (ap_parse_uint(text, 0, UINT32_MAX, &v, nullptr) != AP_OK) return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
@@ -38,12 +34,14 @@ bool EnvFlagSet(const char* name) {
 bool EnvPeerCount(uint32_t* count, std::string* note) {
   const char* text = getenv("APERTURE_PEER_COUNT");
   if (text == nullptr) return false;
-  if (!ParseUint32(text, count) || *count == 0 || *count > AP_MAX_PEERS) {
+  uint64_t v = 0;
+  if (ap_parse_uint(text, 1, AP_MAX_PEERS, &v, nullptr) != AP_OK) {
     absl::StrAppend(note, "APERTURE_PEER_COUNT=\"", text,
                     "\" ignored: must be an integer in [1, ", AP_MAX_PEERS,
                     "]; ");
     return false;
   }
+  *count = static_cast<uint32_t>(v);
   return true;
 }
 

@@ -1,13 +1,14 @@
 #include "policy/lb/coordinate/peer_self.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
 #include "absl/strings/str_cat.h"
+
+#include "policy/core/ap_number.h"
 
 namespace aperture_lb {
 namespace {
@@ -47,11 +48,8 @@ bool SplitEntry(const std::string& text, std::string* host, int* port) {
   }
   *port = -1;
   if (!port_text.empty()) {
-    char* end = nullptr;
-    errno = 0;
-    long v = strtol(port_text.c_str(), &end, 10);
-    if (errno != 0 || end == nullptr || *end != '\0' || v < 0 || v > 65535 ||
-        port_text[0] < '0' || port_text[0] > '9') {
+    uint64_t v = 0;
+    if (ap_parse_uint(port_text.c_str(), 0, 65535, &v, nullptr) != AP_OK) {
       return false;
     }
     *port = static_cast<int>(v);

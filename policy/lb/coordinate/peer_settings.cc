@@ -1,10 +1,10 @@
 #include "policy/lb/coordinate/peer_settings.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 #include "absl/strings/str_cat.h"
 
+#include "policy/core/ap_number.h"
 #include "policy/core/membership/ap_membership.h"
 #include "policy/lb/coordinate/peer_self.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
@@ -28,20 +28,13 @@ bool ValidPeerTarget(const std::string& target, std::string* error) {
 }
 
 bool ParsePeerRefreshMs(const char* text, uint64_t* out, std::string* error) {
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v =
-      (text != nullptr && *text >= '0' && *text <= '9')
-          ? strtoull(text, &end, 10)
-          : 0;
-  if (text == nullptr || end == nullptr || *end != '\0' || errno != 0 ||
-      v < kMinPeerRefreshMs || v > AP_MEMBERSHIP_MAX_MS) {
+  if (ap_parse_uint(text, kMinPeerRefreshMs, AP_MEMBERSHIP_MAX_MS, out,
+                    nullptr) != AP_OK) {
     *error = absl::StrCat("must be an integer in [", kMinPeerRefreshMs, ", ",
                           AP_MEMBERSHIP_MAX_MS, "], got ",
                           text != nullptr ? text : "nothing");
     return false;
   }
-  *out = v;
   return true;
 }
 
