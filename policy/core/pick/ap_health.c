@@ -3,8 +3,11 @@
 #include "policy/core/pick/ap_health.h"
 #include "policy/core/pick/ap_health_testing.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { REASON_NONE = 0, REASON_FAILURES = 1, REASON_STUCK = 2, REASON_PROBE = 3 };
@@ -29,27 +32,61 @@ void ap_health_config_init(ap_health_config *config) {
   config->stuck_latency_factor = 8;
 }
 
+void ap_health_config_fit_defaults(ap_health_config *config, unsigned given) {
+  if (config == NULL) return;
+  if (!(given & AP_HEALTH_GAVE_MAX_EJECTION_MS) &&
+      config->max_ejection_ms < config->ejection_ms)
+    config->max_ejection_ms = config->ejection_ms;
+  if (!(given & AP_HEALTH_GAVE_STUCK_CALL_MIN_MS) && config->stuck_call_ms > 0 &&
+      config->stuck_call_min_ms > config->stuck_call_ms)
+    config->stuck_call_min_ms = config->stuck_call_ms;
+}
+
+/* Appends one "<field>: <what is wrong>" entry to `list` ("; " between
+ * entries); an entry that does not fit whole is left out. */
+static void add_violation(char *list, size_t cap, const char *fmt, ...) {
+  char entry[128];
+  va_list args;
+  va_start(args, fmt);
+  const int n = vsnprintf(entry, sizeof entry, fmt, args);
+  va_end(args);
+  const size_t used = strlen(list);
+  const size_t sep = used > 0 ? 2 : 0;
+  if (n < 0 || (size_t)n >= sizeof entry || used + sep + (size_t)n >= cap) return;
+  memcpy(list + used, "; ", sep);
+  memcpy(list + used + sep, entry, (size_t)n + 1);
+}
+
 int ap_health_config_validate(const ap_health_config *config, ap_error *err) {
   if (config == NULL) return ap_error_set(err, AP_EINVAL, "config is NULL");
-  if (config->eject_after_failures > AP_HEALTH_MAX_FAILURES)
-    return ap_error_set(err, AP_EINVAL, "ejectAfterFailures is %u, above %u",
-                        config->eject_after_failures, AP_HEALTH_MAX_FAILURES);
-  if (config->ejection_ms < 1 || config->ejection_ms > AP_HEALTH_MAX_MS)
-    return ap_error_set(err, AP_EINVAL, "ejectionMs is %u, not in [1, %u]",
-                        config->ejection_ms, AP_HEALTH_MAX_MS);
-  if (config->max_ejection_ms < config->ejection_ms || config->max_ejection_ms > AP_HEALTH_MAX_MS)
-    return ap_error_set(err, AP_EINVAL, "maxEjectionMs is %u, not in [ejectionMs %u, %u]",
-                        config->max_ejection_ms, config->ejection_ms, AP_HEALTH_MAX_MS);
-  if (config->stuck_call_ms > AP_HEALTH_MAX_MS)
-    return ap_error_set(err, AP_EINVAL, "stuckCallMs is %u, above %u",
-                        config->stuck_call_ms, AP_HEALTH_MAX_MS);
-  if (config->stuck_call_min_ms > AP_HEALTH_MAX_MS ||
-      (config->stuck_call_ms > 0 && config->stuck_call_min_ms > config->stuck_call_ms))
-    return ap_error_set(err, AP_EINVAL, "stuckCallMinMs is %u, above stuckCallMs %u",
-                        config->stuck_call_min_ms, config->stuck_call_ms);
-  if (config->stuck_latency_factor > AP_HEALTH_MAX_LATENCY_FACTOR)
-    return ap_error_set(err, AP_EINVAL, "stuckLatencyFactor is %u, above %u",
-                        config->stuck_latency_factor, AP_HEALTH_MAX_LATENCY_FACTOR);
+  const ap_health_config *c = config;
+  char list[sizeof(((ap_error *)0)->message)] = ""; /* an ap_error's length */
+  const size_t cap = sizeof list;
+  if (c->eject_after_failures > AP_HEALTH_MAX_FAILURES)
+    add_violation(list, cap, "ejectAfterFailures: must be at most %u, got %u",
+                  AP_HEALTH_MAX_FAILURES, c->eject_after_failures);
+  if (c->ejection_ms < 1 || c->ejection_ms > AP_HEALTH_MAX_MS)
+    add_violation(list, cap, "ejectionMs: must be in [1, %u], got %u", AP_HEALTH_MAX_MS,
+                  c->ejection_ms);
+  if (c->max_ejection_ms > AP_HEALTH_MAX_MS)
+    add_violation(list, cap, "maxEjectionMs: must be at most %u, got %u", AP_HEALTH_MAX_MS,
+                  c->max_ejection_ms);
+  else if (c->max_ejection_ms < c->ejection_ms)
+    add_violation(list, cap, "maxEjectionMs: must be at least ejectionMs (%u), got %u",
+                  c->ejection_ms, c->max_ejection_ms);
+  if (c->stuck_call_ms > AP_HEALTH_MAX_MS)
+    add_violation(list, cap, "stuckCallMs: must be at most %u, got %u", AP_HEALTH_MAX_MS,
+                  c->stuck_call_ms);
+  if (c->stuck_call_min_ms > AP_HEALTH_MAX_MS)
+    add_violation(list, cap, "stuckCallMinMs: must be at most %u, got %u", AP_HEALTH_MAX_MS,
+                  c->stuck_call_min_ms);
+  else if (c->stuck_call_ms > 0 && c->stuck_call_min_ms > c->stuck_call_ms)
+    add_violation(list, cap, "stuckCallMinMs: must be at most stuckCallMs (%u), got %u",
+                  c->stuck_call_ms, c->stuck_call_min_ms);
+  if (c->stuck_latency_factor > AP_HEALTH_MAX_LATENCY_FACTOR)
+    add_violation(list, cap, "stuckLatencyFactor: must be at most %u, got %u",
+                  AP_HEALTH_MAX_LATENCY_FACTOR, c->stuck_latency_factor);
+  if (list[0] != '\0') return ap_error_set(err, AP_EINVAL, "%s", list);
   return AP_OK;
 }
 

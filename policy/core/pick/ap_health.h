@@ -80,12 +80,28 @@ typedef struct ap_health_config {
  * closes before its first probe, so no probe pays for it. */
 void ap_health_config_init(ap_health_config *config);
 
-/* AP_OK, or AP_EINVAL naming the field ("ejectAfterFailures",
- * "ejectionMs", "maxEjectionMs", "stuckCallMs", "stuckCallMinMs",
- * "stuckLatencyFactor" as the service config spells them) that is out of
- * range: maxEjectionMs below ejectionMs, stuckCallMinMs above a nonzero
- * stuckCallMs, factor above AP_HEALTH_MAX_LATENCY_FACTOR. NULL config is
- * AP_EINVAL. */
+/* The fields a service config gave, for ap_health_config_fit_defaults(). */
+#define AP_HEALTH_GAVE_MAX_EJECTION_MS 1u
+#define AP_HEALTH_GAVE_STUCK_CALL_MIN_MS 2u
+
+/* Moves the defaults of the fields a config did not give (`given`: the
+ * AP_HEALTH_GAVE_* bits of those it did) so that they fit the fields it
+ * gave: without maxEjectionMs, an ejectionMs above the cap raises the cap
+ * to it (ejections that never double); without stuckCallMinMs, a nonzero
+ * stuckCallMs below the floor lowers the floor to it (a fixed threshold).
+ * Call before ap_health_config_validate(). NULL is ignored. */
+void ap_health_config_fit_defaults(ap_health_config *config, unsigned given);
+
+/* Every rule over the fields, the cross-field ones included: each field
+ * within its range (ejectionMs and maxEjectionMs at least 1; at most
+ * AP_HEALTH_MAX_FAILURES failures, AP_HEALTH_MAX_MS, and
+ * AP_HEALTH_MAX_LATENCY_FACTOR), maxEjectionMs at least ejectionMs,
+ * stuckCallMinMs at most a nonzero stuckCallMs. AP_OK, or AP_EINVAL with
+ * every violation in the message, in field order, as "<field>: <what is
+ * wrong>" entries separated by "; ", the fields spelt as the service
+ * config spells them (e.g. "maxEjectionMs: must be at least ejectionMs
+ * (3000), got 1000"); entries past the message's length are left out
+ * (both cross-field entries always fit). NULL config is AP_EINVAL. */
 int ap_health_config_validate(const ap_health_config *config, ap_error *err);
 
 typedef enum ap_health_state {

@@ -74,6 +74,65 @@ TEST(Health, BadConfigNamesTheField) {
   EXPECT_EQ(ap_health_config_validate(&c, &err), AP_OK);
 }
 
+// The cross-field rules in the service config's own words, every
+// violation listed (the config parser reports each field it names).
+TEST(Health, ValidateListsEveryViolationInTheConfigsWords) {
+  ap_error err;
+  ap_health_config c = Config(5, 2000, 100);
+  c.max_ejection_ms = 1000;
+  c.stuck_call_min_ms = 200;
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_STREQ(err.message,
+               "maxEjectionMs: must be at least ejectionMs (2000), got 1000; "
+               "stuckCallMinMs: must be at most stuckCallMs (100), got 200");
+  c = Config(AP_HEALTH_MAX_FAILURES + 1, 0, AP_HEALTH_MAX_MS + 1);
+  c.max_ejection_ms = AP_HEALTH_MAX_MS + 1;
+  c.stuck_call_min_ms = AP_HEALTH_MAX_MS + 1;
+  c.stuck_latency_factor = AP_HEALTH_MAX_LATENCY_FACTOR + 1;
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  // In field order, whole entries only, as many as the message holds (the
+  // stuckCallMinMs and stuckLatencyFactor entries do not fit).
+  EXPECT_STREQ(err.message,
+               "ejectAfterFailures: must be at most 1000000, got 1000001; "
+               "ejectionMs: must be in [1, 86400000], got 0; "
+               "maxEjectionMs: must be at most 86400000, got 86400001; "
+               "stuckCallMs: must be at most 86400000, got 86400001");
+  // A stuckCallMs of 0 (never stuck) puts no ceiling on the floor.
+  c = Config(5, 1000, 0);
+  c.stuck_call_min_ms = 500;
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_OK);
+}
+
+// A field the config leaves out follows the ones it gives; a given one is
+// kept as given, so the validator can name it.
+TEST(Health, DefaultsFitTheGivenFields) {
+  ap_health_config c;
+  ap_health_config_init(&c);
+  c.ejection_ms = 8000;  // above the default cap of 6000
+  c.stuck_call_ms = 20;  // below the default floor of 25
+  ap_health_config fitted = c;
+  ap_health_config_fit_defaults(&fitted, 0);
+  EXPECT_EQ(fitted.max_ejection_ms, 8000u);
+  EXPECT_EQ(fitted.stuck_call_min_ms, 20u);
+  EXPECT_EQ(ap_health_config_validate(&fitted, nullptr), AP_OK);
+
+  fitted = c;
+  ap_health_config_fit_defaults(
+      &fitted, AP_HEALTH_GAVE_MAX_EJECTION_MS | AP_HEALTH_GAVE_STUCK_CALL_MIN_MS);
+  EXPECT_EQ(fitted.max_ejection_ms, 6000u);
+  EXPECT_EQ(fitted.stuck_call_min_ms, 25u);
+  EXPECT_EQ(ap_health_config_validate(&fitted, nullptr), AP_EINVAL);
+
+  // Defaults that already fit stay; stuckCallMs 0 keeps the floor.
+  ap_health_config_init(&c);
+  c.stuck_call_ms = 0;
+  fitted = c;
+  ap_health_config_fit_defaults(&fitted, 0);
+  EXPECT_EQ(fitted.max_ejection_ms, 6000u);
+  EXPECT_EQ(fitted.stuck_call_min_ms, 25u);
+  ap_health_config_fit_defaults(nullptr, 0);
+}
+
 TEST(Health, FailureRunEjectsThenProbationThenReinstates) {
   Health h(ap_health_create());
   const ap_health_config c = Config(3, 1000, 0);
