@@ -1,6 +1,8 @@
-// Request-affinity fields of the "aperture" LB policy config: "affinity",
-// "affinityHeader", "maxSessions", "sessionIdleMs", "hashVnodes". Parsed
-// here so the main config parser only forwards the object.
+// Request-affinity settings of the "aperture" LB policy config (the core's
+// ap_affinity_config): what is affinity's own in reading them. The field
+// table (config/config_fields.h) lists the fields ("affinity",
+// "affinityHeader", "maxSessions", "sessionIdleMs", "hashVnodes") and
+// reads the numbers; the names and the rules over the whole are here.
 #ifndef APERTURE_LB_AFFINITY_AFFINITY_SETTINGS_H
 #define APERTURE_LB_AFFINITY_AFFINITY_SETTINGS_H
 
@@ -12,7 +14,6 @@
 #include "absl/strings/string_view.h"
 
 #include "policy/affinity/ap_affinity.h"
-#include "src/core/lib/json/json.h"
 
 namespace aperture_lb {
 
@@ -34,12 +35,25 @@ inline AffinitySettings DefaultAffinitySettings() {
 using AffinityErrorFn =
     std::function<void(absl::string_view field, absl::string_view message)>;
 
-// Reads the affinity fields of the "aperture" object into *out (defaults for
-// absent fields) and reports every bad field through add_error, e.g.
+// Parses an "affinity" mode name ("none", "sticky", "hash") into
+// out->mode; false with *error saying what is wrong (the message after the
+// field's name).
+bool ParseAffinityMode(const std::string& text, AffinitySettings* out,
+                       std::string* error);
+
+// Sets out->header to an "affinityHeader" value; false with *error when
+// it is empty or too long. Its form is one of the rules
+// ValidateAffinitySettings() checks.
+bool ParseAffinityHeader(const std::string& text, AffinitySettings* out,
+                         std::string* error);
+
+// The core's rules over the whole affinity config
+// (ap_affinity_config_validate: a header unless the mode is none, of a
+// usable form; the numbers within their ranges): reports a broken one
+// through add_error, under the field the core names, e.g.
 // ("affinityHeader", "required when affinity is \"sticky\"").
-void ParseAffinitySettings(const grpc_core::Json::Object& obj,
-                           AffinitySettings* out,
-                           const AffinityErrorFn& add_error);
+void ValidateAffinitySettings(const AffinitySettings& settings,
+                              const AffinityErrorFn& add_error);
 
 }  // namespace aperture_lb
 

@@ -1,5 +1,7 @@
-// The "aperture" LB policy config: parsing and validation of the JSON object
-// under {"aperture": {...}} in a service config's loadBalancingConfig.
+// The "aperture" LB policy config: the settings, and the parsing and
+// validation of the JSON object under {"aperture": {...}} in a service
+// config's loadBalancingConfig. Every field is an entry of the field table
+// (config_fields.h), which the parser follows.
 #ifndef APERTURE_LB_CONFIG_CONFIG_H
 #define APERTURE_LB_CONFIG_CONFIG_H
 
@@ -107,9 +109,11 @@ inline StaticCoordinate ConfigCoordinate(const ApertureSettings& s) {
   return StaticCoordinate{s.has_coordinate, s.peer_index, s.peer_count};
 }
 
-// Validates `json` (the value of the "aperture" key). A field the config
-// does not have is an error too, with the closest field when it looks like
-// a typo. On error the status message names every bad field, e.g.
+// Validates `json` (the value of the "aperture" key): the names the
+// config does not have (an error each, with the closest field when it
+// looks like a typo: unknown_fields.h), every field through its table
+// entry (field_reader.h), then the rules between fields (config_rules.h).
+// On error the status message names every bad field, e.g.
 //   errors validating aperture LB policy config: [field:minAperture error:...]
 absl::StatusOr<ApertureSettings> ParseApertureSettings(
     const grpc_core::Json& json);

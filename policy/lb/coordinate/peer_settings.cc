@@ -11,8 +11,6 @@
 
 namespace aperture_lb {
 
-using grpc_core::Json;
-
 bool ValidPeerTarget(const std::string& target, std::string* error) {
   if (target.empty()) {
     *error = "is empty (must be a gRPC target, e.g. dns:///clients.svc:80)";
@@ -36,47 +34,6 @@ bool ParsePeerRefreshMs(const char* text, uint64_t* out, std::string* error) {
     return false;
   }
   return true;
-}
-
-void ParsePeerConfig(const Json::Object& obj, PeerConfig* out,
-                     const PeerErrorFn& add_error) {
-  std::string error;
-  auto target = obj.find("peerTarget");
-  if (target != obj.end()) {
-    if (target->second.type() != Json::Type::STRING) {
-      add_error("peerTarget", "is not a string");
-    } else if (!ValidPeerTarget(target->second.string_value(), &error)) {
-      add_error("peerTarget", error);
-    } else {
-      out->target = target->second.string_value();
-    }
-  }
-  auto self = obj.find("peerSelf");
-  if (self != obj.end()) {
-    PeerSelf parsed;
-    if (self->second.type() != Json::Type::STRING) {
-      add_error("peerSelf", "is not a string");
-    } else if (!ParsePeerSelf(self->second.string_value(), &parsed, &error)) {
-      add_error("peerSelf", error);
-    } else {
-      out->self = self->second.string_value();
-    }
-  }
-  auto refresh = obj.find("peerRefreshMs");
-  if (refresh != obj.end()) {
-    const Json& v = refresh->second;
-    if (v.type() != Json::Type::NUMBER) {
-      add_error("peerRefreshMs",
-                absl::StrCat("is not a number (must be an integer in [",
-                             kMinPeerRefreshMs, ", ", AP_MEMBERSHIP_MAX_MS,
-                             "])"));
-    } else if (ParsePeerRefreshMs(v.string_value().c_str(),
-                                  &out->refresh_ms, &error)) {
-      out->has_refresh_ms = true;
-    } else {
-      add_error("peerRefreshMs", error);
-    }
-  }
 }
 
 EffectivePeerSettings ReadPeerSettings(const PeerConfig& config) {

@@ -1,17 +1,14 @@
-// The peer-discovery fields of the "aperture" config (peerTarget, peerSelf,
-// peerRefreshMs) and their process-wide environment twins
-// (APERTURE_PEER_TARGET, APERTURE_PEER_SELF, APERTURE_PEER_REFRESH_MS).
+// The peer-discovery settings of the "aperture" config (peerTarget,
+// peerSelf, peerRefreshMs: read through the field table,
+// config/config_fields.h, with the checks below) and their process-wide
+// environment twins (APERTURE_PEER_TARGET, APERTURE_PEER_SELF,
+// APERTURE_PEER_REFRESH_MS).
 #ifndef APERTURE_LB_COORDINATE_PEER_SETTINGS_H
 #define APERTURE_LB_COORDINATE_PEER_SETTINGS_H
 
 #include <stdint.h>
 
-#include <functional>
 #include <string>
-
-#include "absl/strings/string_view.h"
-
-#include "src/core/lib/json/json.h"
 
 namespace aperture_lb {
 
@@ -31,15 +28,6 @@ struct PeerConfig {
   bool has_refresh_ms = false;
   uint64_t refresh_ms = kDefaultPeerRefreshMs;
 };
-
-using PeerErrorFn =
-    std::function<void(absl::string_view field, absl::string_view message)>;
-
-// Reads peerTarget, peerSelf and peerRefreshMs into *out (defaults for
-// absent fields), reporting every
-// bad field through add_error (e.g. ("peerTarget", "no resolver for ...")).
-void ParsePeerConfig(const grpc_core::Json::Object& obj, PeerConfig* out,
-                     const PeerErrorFn& add_error);
 
 // Checks a peer target: non-empty and accepted by gRPC's resolver registry.
 // False with *error saying why.
