@@ -15,7 +15,9 @@
 
 #include "policy/core/ring/ap_order.h"
 #include "policy/core/stable/ap_stable.h"
+#include "policy/lb/config/config_fields.h"
 #include "policy/lb/ring/ring_snapshot.h"
+#include "src/core/lib/json/json.h"
 
 namespace aperture_lb {
 namespace {
@@ -184,6 +186,9 @@ TEST(RingSnapshot, DrainingMembersKeepTheirSlot) {
   }
 }
 
+// The snapshot's key changes with every input that shapes the ring: the
+// members, their weights, the mode, minAperture, the coordinate and the
+// seed.
 TEST(RingSnapshot, KeyFollowsWhatShapesTheRing) {
   auto members = [](double first_weight) {
     std::vector<EffectiveMember> out;
@@ -202,6 +207,23 @@ TEST(RingSnapshot, KeyFollowsWhatShapesTheRing) {
   EXPECT_NE(base->key(), weight->key());
   EXPECT_NE(base->key(), coordinate->key());
 
+  auto mode = Build(members(1.0), Settings(AP_MODE_DISCRETE, 2), At(0, 3));
+  auto aperture = Build(members(1.0), Settings(AP_MODE_CONTINUOUS, 3), At(0, 3));
+  std::vector<EffectiveMember> joined = members(1.0);
+  joined.push_back(Member("10.0.0.7:80"));
+  std::vector<EffectiveMember> left = members(1.0);
+  left.pop_back();
+  std::vector<EffectiveMember> replaced = members(1.0);
+  replaced.back().address = "10.0.0.9:80";
+  auto join = Build(joined, continuous, At(0, 3));
+  auto leave = Build(left, continuous, At(0, 3));
+  auto replace = Build(replaced, continuous, At(0, 3));
+  ASSERT_TRUE(mode && aperture && join && leave && replace);
+  const std::set<uint64_t> keys = {base->key(),     weight->key(), coordinate->key(),
+                                   mode->key(),     aperture->key(), join->key(),
+                                   leave->key(),    replace->key()};
+  EXPECT_EQ(keys.size(), 8u) << "a change of one input left the key unchanged";
+
   // Random mode: the config's seed wins over the fallback.
   ApertureSettings random = Settings(AP_MODE_RANDOM, 2);
   auto fallback1 = Build(members(1.0), random, Coordinate(), 1);
@@ -213,6 +235,7 @@ TEST(RingSnapshot, KeyFollowsWhatShapesTheRing) {
   ASSERT_TRUE(fallback1 && fallback2 && seeded1 && seeded2);
   EXPECT_NE(fallback1->key(), fallback2->key());
   EXPECT_EQ(seeded1->key(), seeded2->key());
+  EXPECT_NE(seeded1->key(), fallback1->key());
 }
 
 // Stable mode: the snapshot's aperture is the plan row of the core over
@@ -394,6 +417,98 @@ TEST(RingSnapshot, InputKeyFollowsEveryInputButNotTheOrder) {
   ApertureSettings choices = settings;
   choices.choice_count = 3;
   EXPECT_EQ(RingInputKey(members, choices, at, 7), key);
+}
+
+// A config that changes one field from its default, for every field of
+// the table (the companions a field needs to be valid come along).
+const std::map<std::string, std::string> kOneFieldChanged = {
+    {"mode", R"({"mode":"mesh"})"},
+    {"pickMetric", R"({"pickMetric":"orca"})"},
+    {"minAperture", R"({"minAperture":3})"},
+    {"peerIndex", R"({"peerIndex":1,"peerCount":4})"},
+    {"peerCount", R"({"peerIndex":0,"peerCount":5})"},
+    {"choiceCount", R"({"choiceCount":3})"},
+    {"minReady", R"({"minReady":2})"},
+    {"randomSeed", R"({"randomSeed":5})"},
+    {"removalGraceMs", R"({"removalGraceMs":1000})"},
+    {"updateCoalesceMs", R"({"updateCoalesceMs":100})"},
+    {"reresolutionIntervalMs", R"({"reresolutionIntervalMs":30000})"},
+    {"ejectAfterFailures", R"({"ejectAfterFailures":3})"},
+    {"ejectionMs", R"({"ejectionMs":1000})"},
+    {"stuckCallMs", R"({"stuckCallMs":500})"},
+    {"maxEjectionMs", R"({"maxEjectionMs":9000})"},
+    {"stuckCallMinMs", R"({"stuckCallMinMs":10})"},
+    {"stuckLatencyFactor", R"({"stuckLatencyFactor":4})"},
+    {"keepaliveMs", R"({"keepaliveMs":0})"},
+    {"keepaliveTimeoutMs", R"({"keepaliveTimeoutMs":5000})"},
+    {"reconnectBackoffMaxMs", R"({"reconnectBackoffMaxMs":0})"},
+    {"peerTarget", R"({"peerTarget":"dns:///clients.svc:80"})"},
+    {"peerSelf", R"({"peerSelf":"10.1.2.3:7001"})"},
+    {"peerRefreshMs", R"({"peerRefreshMs":5000})"},
+    {"eagerConnect", R"({"eagerConnect":true})"},
+    {"weights", R"({"weights":{"10.0.0.1:80":2}})"},
+    {"affinity", R"({"affinity":"sticky","affinityHeader":"x-key"})"},
+    {"affinityHeader", R"({"affinityHeader":"x-key"})"},
+    {"maxSessions", R"({"maxSessions":50})"},
+    {"sessionIdleMs", R"({"sessionIdleMs":1000})"},
+    {"hashVnodes", R"({"hashVnodes":7})"},
+};
+
+ApertureSettings Parsed(const std::string& json) {
+  auto parsed = grpc_core::Json::Parse(json);
+  EXPECT_TRUE(parsed.ok()) << json;
+  if (!parsed.ok()) return ApertureSettings();
+  auto settings = ParseApertureSettings(*parsed);
+  EXPECT_TRUE(settings.ok()) << json << " -> " << settings.status();
+  return settings.ok() ? *settings : ApertureSettings();
+}
+
+// The same members in the same places with the same pick weights, and the
+// same readiness floor.
+void ExpectSameSnapshot(const RingSnapshot& a, const RingSnapshot& b,
+                        const std::string& what) {
+  EXPECT_EQ(a.key(), b.key()) << what;
+  EXPECT_EQ(a.min_ready(), b.min_ready()) << what;
+  ASSERT_EQ(ap_aperture_count(a.aperture()), ap_aperture_count(b.aperture())) << what;
+  for (size_t k = 0; k < ap_aperture_count(a.aperture()); ++k) {
+    EXPECT_EQ(ap_aperture_member(a.aperture(), k)->index,
+              ap_aperture_member(b.aperture(), k)->index) << what;
+    EXPECT_EQ(ap_aperture_member(a.aperture(), k)->pick_weight,
+              ap_aperture_member(b.aperture(), k)->pick_weight) << what;
+  }
+}
+
+// RingInputKey() reads from the settings exactly the fields the table
+// marks as shaping the ring: a change of one of them changes the key, a
+// change of any other field leaves both the key and the snapshot as they
+// were (weights and the coordinate fields reach the ring as the members'
+// weights and the coordinate, covered above).
+TEST(RingSnapshot, InputKeyReadsTheFieldsThatShapeTheRing) {
+  std::vector<EffectiveMember> members;
+  for (const std::string& a : kSix) members.push_back(Member(a));
+  const Coordinate at = At(1, 4);
+  const ApertureSettings defaults = Parsed("{}");
+  const uint64_t key = RingInputKey(members, defaults, at, 7);
+  auto base = Build(members, defaults, at);
+  ASSERT_TRUE(base);
+  size_t shaping = 0;
+  for (const ConfigField& field : ConfigFields()) {
+    auto changed = kOneFieldChanged.find(field.name);
+    ASSERT_NE(changed, kOneFieldChanged.end())
+        << field.name << ": add a config that changes it to kOneFieldChanged";
+    const ApertureSettings settings = Parsed(changed->second);
+    if (field.ring == RingRole::kSetting) {
+      ++shaping;
+      EXPECT_NE(RingInputKey(members, settings, at, 7), key) << changed->second;
+    } else {
+      EXPECT_EQ(RingInputKey(members, settings, at, 7), key) << changed->second;
+      auto built = Build(members, settings, at);
+      ASSERT_TRUE(built) << changed->second;
+      ExpectSameSnapshot(*base, *built, changed->second);
+    }
+  }
+  EXPECT_EQ(shaping, 4u);  // mode, minAperture, minReady, randomSeed
+  EXPECT_EQ(kOneFieldChanged.size(), ConfigFields().size()) << "a name that is no field";
 }
 
 TEST(RingSnapshot, BadInputIsAnErrorNamingTheStep) {

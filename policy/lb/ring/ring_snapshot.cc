@@ -1,6 +1,7 @@
 #include "policy/lb/ring/ring_snapshot.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -8,6 +9,7 @@
 
 #include "policy/core/ap_hash.h"
 #include "policy/core/ring/ap_order.h"
+#include "policy/lb/config/config_fields.h"
 #include "policy/lb/ring/stable_inputs.h"
 
 namespace aperture_lb {
@@ -69,20 +71,22 @@ uint64_t RingInputKey(const std::vector<EffectiveMember>& members,
   }
   std::sort(each.begin(), each.end());
   uint64_t key = ap_hash64(each.data(), each.size() * sizeof(uint64_t), 14);
-  const uint64_t fields[12] = {
-      static_cast<uint64_t>(settings.mode),
-      settings.min_aperture,
-      settings.has_random_seed ? 1u : 0u,
-      settings.random_seed,
-      settings.has_min_ready ? 1u : 0u,
-      settings.min_ready,
+  // The settings the build reads: the config fields that shape the ring
+  // (RingRole::kSetting in config/config_fields.cc), set or not.
+  for (const ConfigField& field : ConfigFields()) {
+    if (field.ring != RingRole::kSetting) continue;
+    const std::optional<uint64_t> value = field.access.load(settings);
+    const uint64_t words[2] = {value.has_value() ? 1u : 0u, value.value_or(0)};
+    key = ap_mix64(key ^ ap_hash64(words, sizeof(words), 15));
+  }
+  const uint64_t inputs[6] = {
       fallback_random_seed,
       coordinate.known ? 1u : 0u,
       coordinate.peer_index,
       coordinate.peer_count,
       static_cast<uint64_t>(coordinate.source),
       coordinate.stale ? 1u : 0u};
-  key = ap_mix64(key ^ ap_hash64(fields, sizeof(fields), 15));
+  key = ap_mix64(key ^ ap_hash64(inputs, sizeof(inputs), 15));
   key = ap_mix64(key ^ HashString(coordinate.note, 16));
   if (coordinate.peers != nullptr) {
     uint64_t peers = ap_mix64(coordinate.peers->size() + 17);

@@ -92,10 +92,11 @@ class RingSnapshot {
 
 // A 64-bit key of everything BuildRingSnapshot() reads: each member's
 // address, weight, draining flag and resolver entry (ServerAddress, with
-// its attributes), whatever their order; the settings it uses (mode,
-// minAperture, randomSeed, minReady); the coordinate (index, count,
-// source, note, staleness, the peer list's entries); and
-// `fallback_random_seed`. O(N + peers) hashing, no allocation of size N
+// its attributes), whatever their order; the settings it uses, which are
+// the config fields the field table marks RingRole::kSetting (mode,
+// minAperture, minReady, randomSeed: config/config_fields.h); the
+// coordinate (index, count, source, note, staleness, the peer list's
+// entries); and `fallback_random_seed`. O(N + peers) hashing, no allocation of size N
 // beyond one vector of hashes; computed before a build so that an
 // unchanged update builds nothing.
 uint64_t RingInputKey(const std::vector<EffectiveMember>& members,
