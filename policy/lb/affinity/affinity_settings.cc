@@ -1,6 +1,6 @@
 #include "policy/lb/affinity/affinity_settings.h"
 
-#include <algorithm>
+#include <string>
 
 namespace aperture_lb {
 namespace {

@@ -26,6 +26,7 @@ class ConfigErrors {
   // An error of a check over the whole config, listed after every field's.
   void AddAfterFields(absl::string_view field, absl::string_view message);
 
+  // True when nothing was added.
   bool empty() const { return entries_.empty(); }
   // InvalidArgument: "errors validating aperture LB policy config:
   // [field:X error:Y; ...]".

@@ -1,7 +1,5 @@
 #include "policy/lb/config/config_fields.h"
 
-#include <iterator>
-
 #include "absl/strings/str_cat.h"
 
 #include "policy/core/ap_number.h"
