@@ -46,8 +46,8 @@ const EndpointCounter kEndpointCounters[] = {
 #undef AP_ENDPOINT_COUNTER
 };
 
-constexpr size_t kRings = sizeof kRingCounters / sizeof kRingCounters[0];
-constexpr size_t kPerEndpoint = sizeof kEndpointCounters / sizeof kEndpointCounters[0];
+constexpr size_t kRingCounterCount = sizeof kRingCounters / sizeof kRingCounters[0];
+constexpr size_t kEndpointCounterCount = sizeof kEndpointCounters / sizeof kEndpointCounters[0];
 
 // uint64 fields of the proto that are laid out by hand on purpose: a gauge
 // of the published state shown only when non-zero, a peer-discovery count
@@ -156,11 +156,10 @@ std::vector<std::string> Words(const std::string &line) {
 std::string LineWith(const std::string &text, const std::string &what) {
   const size_t pos = text.find(what);
   if (pos == std::string::npos) return "";
-  const size_t start = text.rfind('\n', pos);
+  size_t start = text.rfind('\n', pos);
+  start = start == std::string::npos ? 0 : start + 1;
   const size_t end = text.find('\n', pos);
-  return text.substr(start == std::string::npos ? 0 : start + 1,
-                     end == std::string::npos ? std::string::npos
-                                              : end - (start == std::string::npos ? 0 : start + 1));
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
 std::string Sample(const char *metric, const char *kind) {
@@ -213,9 +212,9 @@ TEST_F(CounterList, EveryCounterReachesTheProto) {
   ASSERT_NE(resp, nullptr);
   ASSERT_EQ(resp->n_rings, 1u);
   const Aperture__V1__RingState *ring = resp->rings[0];
-  ASSERT_GE(kRings, 6u);
-  ASSERT_GE(kPerEndpoint, 3u);
-  for (size_t k = 0; k < kRings; k++) {
+  ASSERT_GE(kRingCounterCount, 6u);
+  ASSERT_GE(kEndpointCounterCount, 3u);
+  for (size_t k = 0; k < kRingCounterCount; k++) {
     uint64_t v = 0;
     EXPECT_TRUE(ProtoU64(&ring->base, kRingCounters[k].name, &v))
         << "RingState has no uint64 field " << kRingCounters[k].name;
@@ -223,7 +222,7 @@ TEST_F(CounterList, EveryCounterReachesTheProto) {
   }
   ASSERT_EQ(ring->n_endpoints, kEndpoints);
   for (size_t i = 0; i < kEndpoints; i++) {
-    for (size_t k = 0; k < kPerEndpoint; k++) {
+    for (size_t k = 0; k < kEndpointCounterCount; k++) {
       uint64_t v = 0;
       EXPECT_TRUE(ProtoU64(&ring->endpoints[i]->base, kEndpointCounters[k].name, &v))
           << "EndpointState has no uint64 field " << kEndpointCounters[k].name;
@@ -259,7 +258,7 @@ TEST_F(CounterList, EveryUint64FieldOfTheProtoIsListed) {
 TEST_F(CounterList, EveryCounterReachesAperturectlJson) {
   const std::string json = Ctl("status " + addr_ + " --json");
   ASSERT_TRUE(HasWhole(json, std::string("\"target\":\"") + kTarget + "\"", ",")) << json;
-  for (size_t k = 0; k < kRings; k++) {
+  for (size_t k = 0; k < kRingCounterCount; k++) {
     EXPECT_TRUE(HasWhole(json,
                          "\"" + std::string(kRingCounters[k].name) + "\":" +
                              std::to_string(RingValue(k)),
@@ -271,7 +270,7 @@ TEST_F(CounterList, EveryCounterReachesAperturectlJson) {
     const size_t start = json.find("{\"address\":\"" + Address(i) + "\"");
     ASSERT_NE(start, std::string::npos) << json;
     const std::string object = json.substr(start, json.find('}', start) - start + 1);
-    for (size_t k = 0; k < kPerEndpoint; k++) {
+    for (size_t k = 0; k < kEndpointCounterCount; k++) {
       EXPECT_TRUE(HasWhole(object,
                            "\"" + std::string(kEndpointCounters[k].name) + "\":" +
                                std::to_string(EndpointValue(k, i)),
@@ -284,7 +283,7 @@ TEST_F(CounterList, EveryCounterReachesAperturectlJson) {
 TEST_F(CounterList, EveryCounterReachesAperturectlTable) {
   const std::string table = Ctl("status " + addr_);
   ASSERT_NE(table.find(std::string("channel ") + kTarget + "\n"), std::string::npos) << table;
-  for (size_t k = 0; k < kRings; k++) {
+  for (size_t k = 0; k < kRingCounterCount; k++) {
     EXPECT_TRUE(HasWhole(table, std::string(kRingCounters[k].text) + " " + std::to_string(RingValue(k)),
                          " \n"))
         << kRingCounters[k].name << "\n" << table;
@@ -296,7 +295,7 @@ TEST_F(CounterList, EveryCounterReachesAperturectlTable) {
   for (size_t i = 0; i < kEndpoints; i++) {
     const std::vector<std::string> row = Words(LineWith(table, " " + Address(i) + " "));
     ASSERT_EQ(row.size(), header.size()) << Address(i) << "\n" << table;
-    for (size_t k = 0; k < kPerEndpoint; k++) {
+    for (size_t k = 0; k < kEndpointCounterCount; k++) {
       size_t column = 0;
       while (column < header.size() && header[column] != kEndpointCounters[k].column) column++;
       ASSERT_LT(column, header.size()) << "no column " << kEndpointCounters[k].column << "\n" << table;
@@ -310,7 +309,7 @@ TEST_F(CounterList, EveryCounterReachesTheMetrics) {
   const std::string text = Ctl("metrics " + addr_);
   ASSERT_TRUE(HasWhole(text, "# EOF", "\n")) << text;
   const std::string ring_labels = std::string("{target=\"") + kTarget + "\"}";
-  for (size_t k = 0; k < kRings; k++) {
+  for (size_t k = 0; k < kRingCounterCount; k++) {
     const RingCounter &c = kRingCounters[k];
     EXPECT_TRUE(HasWhole(text, std::string("# HELP ") + c.metric + " " + c.help, "\n")) << c.name;
     EXPECT_TRUE(HasWhole(text, std::string("# TYPE ") + c.metric + " " + c.kind, "\n")) << c.name;
@@ -318,7 +317,7 @@ TEST_F(CounterList, EveryCounterReachesTheMetrics) {
                          "\n"))
         << c.name << "\n" << text;
   }
-  for (size_t k = 0; k < kPerEndpoint; k++) {
+  for (size_t k = 0; k < kEndpointCounterCount; k++) {
     const EndpointCounter &c = kEndpointCounters[k];
     EXPECT_TRUE(HasWhole(text, std::string("# HELP ") + c.metric + " " + c.help, "\n")) << c.name;
     EXPECT_TRUE(HasWhole(text, std::string("# TYPE ") + c.metric + " " + c.kind, "\n")) << c.name;
