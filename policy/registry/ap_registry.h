@@ -69,9 +69,10 @@ typedef struct ap_endpoint_state {
   int in_aperture;          /* 1 if a member (window or widening) */
   int widened;              /* 1 if a member only through widening */
   int connectivity;         /* ap_connectivity; -1 when no subchannel */
-  uint64_t outstanding;     /* calls in flight now */
-  uint64_t picks;           /* calls picked since the subchannel exists */
-  uint64_t failures;        /* picked calls that ended in a non-OK status */
+  /* The call counts: one uint64_t per entry of ap_endpoint_counters.def. */
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) uint64_t name;
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
   int draining;             /* 1 while in its removal grace: gone from the
                                resolver, kept in the ring, never picked */
   int health;               /* an ap_health_state (ap_health.h): 0 ok,
@@ -103,11 +104,10 @@ typedef struct ap_ring_state {
   uint32_t widened;           /* members added by health widening */
   uint32_t draining;          /* endpoints in their removal grace */
   char fingerprint[17];       /* hex of the ordered endpoint list */
-  uint64_t resolver_updates;
-  uint64_t rebuilds;
-  uint64_t subchannels_created;
-  uint64_t subchannels_destroyed;
-  uint64_t widenings;         /* times the picker had to widen */
+  /* The counters: one uint64_t per entry of ap_ring_counters.def. */
+#define AP_RING_COUNTER(name, kind, metric, help, text) uint64_t name;
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
   char *last_status;          /* owned; last resolver/picker error, "" if none */
   size_t endpoint_count;      /* all endpoints of the ring */
   size_t first_endpoint;      /* ring index of endpoints[0] */
@@ -123,8 +123,6 @@ typedef struct ap_ring_state {
   uint64_t coordinate_changes; /* times the applied coordinate changed */
   char pick_metric[16];       /* pickMetric name ("outstanding", "peakEwma",
                                  "orca"); "" when unknown */
-  uint64_t snapshot_builds;   /* ring snapshots computed (stable: with the
-                                 plan), changed or not */
   char peer_keys[8];          /* stable mode: "address" or "ordinal", how the
                                  plan keyed the peers; "" otherwise */
   /* In: what the snapshot asks for, set by the registry before it calls a

@@ -1,8 +1,10 @@
 /*
  * One family at a time (a scraper wants each family's samples together):
  * a table of ring-level families and one of endpoint-level families, each
- * with a getter. Counters are declared without "_total" and sampled with
- * it, as OpenMetrics wants; Prometheus' text parser accepts the same.
+ * with a getter; the counters' rows come from their lists in
+ * policy/registry (ap_ring_counters.def, ap_endpoint_counters.def).
+ * Counters are declared without "_total" and sampled with it, as
+ * OpenMetrics wants; Prometheus' text parser accepts the same.
  */
 #include "policy/status/ap_metrics.h"
 
@@ -11,6 +13,10 @@
 
 typedef const Aperture__V1__RingState ring_t;
 typedef const Aperture__V1__EndpointState endpoint_t;
+
+/* A list entry's kind as the family's type; another kind does not compile. */
+#define KIND_counter "counter"
+#define KIND_gauge "gauge"
 
 typedef struct ring_family {
   const char *name, *type, *help;
@@ -33,12 +39,10 @@ static double r_widened(ring_t *g) { return g->widened; }
 static double r_draining(ring_t *g) { return g->draining; }
 static double r_endpoints(ring_t *g) { return g->endpoint_count; }
 static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
-static double r_updates(ring_t *g) { return (double)g->resolver_updates; }
-static double r_rebuilds(ring_t *g) { return (double)g->rebuilds; }
-static double r_snapshot_builds(ring_t *g) { return (double)g->snapshot_builds; }
-static double r_created(ring_t *g) { return (double)g->subchannels_created; }
-static double r_destroyed(ring_t *g) { return (double)g->subchannels_destroyed; }
-static double r_widenings(ring_t *g) { return (double)g->widenings; }
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  static double r_##name(ring_t *g) { return (double)g->name; }
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
 
 static const ring_family kRing[] = {
     {"aperture_peer_index", "gauge", "This channel's peer index (its coordinate).", r_peer_index},
@@ -52,19 +56,15 @@ static const ring_family kRing[] = {
     {"aperture_draining", "gauge", "Removed endpoints still draining under removalGraceMs.", r_draining},
     {"aperture_endpoints", "gauge", "Endpoints on the ring.", r_endpoints},
     {"aperture_affinity_sessions", "gauge", "Sticky sessions in the session table.", r_sessions},
-    {"aperture_resolver_updates", "counter", "Resolver (or xDS) address updates received.", r_updates},
-    {"aperture_ring_rebuilds", "counter", "Ring rebuilds.", r_rebuilds},
-    {"aperture_snapshot_builds", "counter",
-     "Ring snapshots computed (stable: with its plan), whether or not the result changed.",
-     r_snapshot_builds},
-    {"aperture_subchannels_created", "counter", "Subchannels created (connections opened to members).", r_created},
-    {"aperture_subchannels_destroyed", "counter", "Subchannels destroyed.", r_destroyed},
-    {"aperture_widenings", "counter", "Times the picker widened past the aperture.", r_widenings},
+#define AP_RING_COUNTER(name, kind, metric, help, text) {metric, KIND_##kind, help, r_##name},
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
 };
 
-static double e_picks(endpoint_t *e) { return (double)e->picks; }
-static double e_failures(endpoint_t *e) { return (double)e->failures; }
-static double e_outstanding(endpoint_t *e) { return (double)e->outstanding; }
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) \
+  static double e_##name(endpoint_t *e) { return (double)e->name; }
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
 static double e_in_aperture(endpoint_t *e) { return e->in_aperture ? 1 : 0; }
 static double e_widened(endpoint_t *e) { return e->widened ? 1 : 0; }
 static double e_draining(endpoint_t *e) { return e->draining ? 1 : 0; }
@@ -85,9 +85,9 @@ static double e_ready(endpoint_t *e) {
 }
 
 static const endpoint_family kEndpoint[] = {
-    {"aperture_endpoint_picks", "counter", "Calls picked for this endpoint.", e_picks},
-    {"aperture_endpoint_failures", "counter", "Calls to this endpoint that failed.", e_failures},
-    {"aperture_endpoint_outstanding", "gauge", "Calls in flight to this endpoint.", e_outstanding},
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) {metric, KIND_##kind, help, e_##name},
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
     {"aperture_endpoint_in_aperture", "gauge", "1 when the endpoint is a member of the aperture.", e_in_aperture},
     {"aperture_endpoint_widened", "gauge", "1 when it is a member by widening.", e_widened},
     {"aperture_endpoint_draining", "gauge", "1 when it was removed and still drains.", e_draining},

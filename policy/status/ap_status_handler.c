@@ -119,13 +119,11 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   r->widened = s->widened;
   r->draining = s->draining;
   r->fingerprint = (char *)s->fingerprint;
-  r->resolver_updates = s->resolver_updates;
-  r->rebuilds = s->rebuilds;
-  r->snapshot_builds = s->snapshot_builds;
+  /* The proto's fields carry the list's names. */
+#define AP_RING_COUNTER(name, kind, metric, help, text) r->name = s->name;
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
   r->peer_keys = (char *)s->peer_keys;
-  r->subchannels_created = s->subchannels_created;
-  r->subchannels_destroyed = s->subchannels_destroyed;
-  r->widenings = s->widenings;
   r->last_status = str_or_empty(s->last_status);
   r->affinity_sessions = s->affinity_sessions;
   r->endpoint_count = clamp_u32(s->endpoint_count);
@@ -147,9 +145,9 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
     m->widened = e->widened != 0;
     m->draining = e->draining != 0;
     m->connectivity = connectivity(e->connectivity);
-    m->outstanding = e->outstanding;
-    m->picks = e->picks;
-    m->failures = e->failures;
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) m->name = e->name;
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
     m->health = (char *)ap_health_state_name((ap_health_state)e->health);
     m->ejections = e->ejections;
     m->ejection_reason = (char *)(e->ejection_reason != NULL ? e->ejection_reason : "none");

@@ -78,6 +78,21 @@ static void json_double(double v) {
   if (isfinite(v)) printf("%.17g", v); else fputs("null", stdout);
 }
 
+/* The listed counters (policy/registry/ap_*_counters.def) as ,"name":N. */
+static void json_ring_counters(const Aperture__V1__RingState *g) {
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  printf(",\"" #name "\":%llu", (unsigned long long)g->name);
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
+}
+
+static void json_endpoint_counters(const Aperture__V1__EndpointState *e) {
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) \
+  printf(",\"" #name "\":%llu", (unsigned long long)e->name);
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
+}
+
 static void print_json(const Aperture__V1__GetRingStateResponse *r) {
   printf("{\"rings\":[");
   for (size_t i = 0; i < r->n_rings; i++) {
@@ -107,12 +122,7 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->draining);
     printf(",\"fingerprint\":");
     json_string(g->fingerprint);
-    printf(",\"resolver_updates\":%llu,\"rebuilds\":%llu,\"subchannels_created\":%llu,"
-           "\"subchannels_destroyed\":%llu,\"widenings\":%llu",
-           (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
-           (unsigned long long)g->subchannels_created,
-           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings);
-    printf(",\"snapshot_builds\":%llu", (unsigned long long)g->snapshot_builds);
+    json_ring_counters(g);
     printf(",\"last_status\":");
     json_string(g->last_status);
     printf(",\"affinity_sessions\":%llu", (unsigned long long)g->affinity_sessions);
@@ -130,11 +140,11 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
       json_double(e->intersection);
       printf(",\"pick_weight\":");
       json_double(e->pick_weight);
-      printf(",\"in_aperture\":%s,\"widened\":%s,\"draining\":%s,\"connectivity\":\"%s\","
-             "\"outstanding\":%llu,\"picks\":%llu,\"failures\":%llu,\"health\":",
+      printf(",\"in_aperture\":%s,\"widened\":%s,\"draining\":%s,\"connectivity\":\"%s\"",
              e->in_aperture ? "true" : "false", e->widened ? "true" : "false",
-             e->draining ? "true" : "false", conn_name(e->connectivity), (unsigned long long)e->outstanding,
-             (unsigned long long)e->picks, (unsigned long long)e->failures);
+             e->draining ? "true" : "false", conn_name(e->connectivity));
+      json_endpoint_counters(e);
+      printf(",\"health\":");
       json_string(e->health != NULL && e->health[0] ? e->health : "ok");
       printf(",\"ejections\":%llu,\"ejection_reason\":", (unsigned long long)e->ejections);
       json_string(e->ejection_reason != NULL && e->ejection_reason[0] ? e->ejection_reason : "none");
@@ -151,6 +161,29 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
 }
 
 /* ---- table output ---- */
+
+/* The listed counters on one line, each value after its text. */
+static void text_ring_counters(const Aperture__V1__RingState *g) {
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  printf("%s %llu", text, (unsigned long long)g->name);
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
+  putchar('\n');
+}
+
+/* The listed endpoint counters' column headers, then one row's values. */
+static void text_endpoint_counter_headers(void) {
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) printf(" %*s", width, column);
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
+}
+
+static void text_endpoint_counters(const Aperture__V1__EndpointState *e) {
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) \
+  printf(" %*llu", width, (unsigned long long)e->name);
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
+}
 
 static void print_table(const Aperture__V1__GetRingStateResponse *r) {
   if (r->n_rings == 0) {
@@ -192,12 +225,7 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     /* The load columns only where the metric records them. */
     const int load_cols = strcmp(g->pick_metric, "orca") == 0 ||
                           strcmp(g->pick_metric, "peakEwma") == 0;
-    printf("  resolver_updates %llu  rebuilds %llu  subchannels created %llu destroyed %llu  "
-           "widenings %llu  snapshot_builds %llu\n",
-           (unsigned long long)g->resolver_updates, (unsigned long long)g->rebuilds,
-           (unsigned long long)g->subchannels_created,
-           (unsigned long long)g->subchannels_destroyed, (unsigned long long)g->widenings,
-           (unsigned long long)g->snapshot_builds);
+    text_ring_counters(g);
     if (g->peer_keys[0] != '\0') {
       char keys[64];
       ap_escape_for_terminal(g->peer_keys, keys, sizeof keys);
@@ -214,8 +242,9 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     if (g->truncated)
       printf("  truncated: more from --start %u\n", g->next_start_index);
     if (g->n_endpoints == 0) continue;
-    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s %6s %10s %8s", "INDEX", "ADDRESS",
-           "WEIGHT", "INTERSECT", "PICK_W", "AP", "STATE", "OUTST", "PICKS", "FAILS");
+    printf("  %6s  %-24s %7s %9s %8s %-3s %-17s", "INDEX", "ADDRESS", "WEIGHT", "INTERSECT",
+           "PICK_W", "AP", "STATE");
+    text_endpoint_counter_headers();
     if (load_cols) printf(" %6s %9s", "UTIL", "LAT_MS");
     printf(" %s\n", "HEALTH");
     for (size_t k = 0; k < g->n_endpoints; k++) {
@@ -223,10 +252,9 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
       const char *ap = e->draining ? "d" : e->widened ? "w" : e->in_aperture ? "*" : "";
       char address[1024];
       ap_escape_for_terminal(e->address, address, sizeof address);
-      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s %6llu %10llu %8llu",
-             e->ring_index, address, e->endpoint_weight, e->intersection, e->pick_weight, ap,
-             conn_name(e->connectivity), (unsigned long long)e->outstanding,
-             (unsigned long long)e->picks, (unsigned long long)e->failures);
+      printf("  %6u  %-24s %7.3f %9.4f %8.4f %-3s %-17s", e->ring_index, address,
+             e->endpoint_weight, e->intersection, e->pick_weight, ap, conn_name(e->connectivity));
+      text_endpoint_counters(e);
       if (load_cols) {
         if (e->utilization >= 0) printf(" %6.3f", e->utilization);
         else printf(" %6s", "-");

@@ -110,5 +110,53 @@ TEST(StatePublisher, WithoutAQueryCopiesEverything) {
   ap_ring_state_clear(&out);
 }
 
+// Every counter of policy/registry/ap_ring_counters.def goes from the
+// policy's atomic to the registry's field of its name, and every one of
+// ap_endpoint_counters.def from the endpoint's live counters to its field:
+// each set to a value of its own, so a counter copied into another's field
+// fails.
+TEST(StatePublisher, CopiesEveryListedCounter) {
+  StatePublisher publisher("dns:///orders.svc:443");
+  auto state = StateWith(4);
+  ASSERT_NE(state->ring, nullptr);
+  PublishedEndpoint live;
+  live.address = state->ring->address(1);
+  live.ring_index = 1;
+  live.in_aperture = true;
+  live.counters = grpc_core::MakeRefCounted<EndpointCounters>();
+  EndpointCounters& calls = *live.counters;
+  for (int i = 0; i < 5; ++i) calls.BeginCall();
+  for (int i = 0; i < 3; ++i) calls.EndCall();
+  calls.failures.store(4);
+  state->live.push_back(live);
+  publisher.Publish(state);
+  uint64_t value = 1000;
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  publisher.counters().name.store(value++);
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
+  ap_ring_state out;
+  memset(&out, 0, sizeof out);
+  ASSERT_EQ(publisher.Snapshot(&out), AP_OK);
+  value = 1000;
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  EXPECT_EQ(out.name, value++) << #name;
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
+  ASSERT_EQ(out.copied_endpoints, 4u);
+  // 5 picks, 2 of them in flight, 4 failures: a value each.
+  EXPECT_EQ(out.endpoints[1].picks, 5u);
+  EXPECT_EQ(out.endpoints[1].outstanding, 2u);
+  EXPECT_EQ(out.endpoints[1].failures, 4u);
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) \
+  EXPECT_EQ(out.endpoints[1].name, endpoint_status::name(calls)) << #name; \
+  EXPECT_EQ(out.endpoints[0].name, 0u) << #name;
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
+  ap_ring_state_clear(&out);
+  calls.EndCall();
+  calls.EndCall();
+}
+
 }  // namespace
 }  // namespace aperture_lb

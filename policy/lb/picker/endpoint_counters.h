@@ -111,6 +111,20 @@ class alignas(64) EndpointCounters {
   friend int64_t LiveEndpointCounters();
 };
 
+// What the status service shows of an endpoint's calls: one reader per
+// entry of policy/registry/ap_endpoint_counters.def, named after it (the
+// publisher calls endpoint_status::NAME, so an entry without its reader
+// does not compile).
+namespace endpoint_status {
+inline uint64_t outstanding(const EndpointCounters& c) {
+  return static_cast<uint64_t>(c.Outstanding());
+}
+inline uint64_t picks(const EndpointCounters& c) { return c.Picks(); }
+inline uint64_t failures(const EndpointCounters& c) {
+  return c.failures.load(std::memory_order_relaxed);
+}
+}  // namespace endpoint_status
+
 }  // namespace aperture_lb
 
 #endif  // APERTURE_LB_PICKER_ENDPOINT_COUNTERS_H

@@ -69,14 +69,12 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->draining = s.draining;
   snprintf(out->fingerprint, sizeof(out->fingerprint), "%s",
            s.fingerprint.c_str());
-  out->resolver_updates = counters_.resolver_updates.load();
-  out->rebuilds = counters_.rebuilds.load();
-  out->snapshot_builds = counters_.snapshot_builds.load();
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  out->name = counters_.name.load();
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
   snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
            s.ring != nullptr ? s.ring->stable_peer_keys() : "");
-  out->subchannels_created = counters_.subchannels_created.load();
-  out->subchannels_destroyed = counters_.subchannels_destroyed.load();
-  out->widenings = counters_.widenings.load();
   out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
   // Only the page the request asks for is copied.
   size_t first = 0, count = 0;
@@ -113,8 +111,12 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     o->utilization = -1;
     o->latency_ewma_ms = -1;
     if (e.counters != nullptr) {
+      // The call counts of ap_endpoint_counters.def, each by its reader.
+#define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) \
+  o->name = endpoint_status::name(*e.counters);
+#include "policy/registry/ap_endpoint_counters.def"
+#undef AP_ENDPOINT_COUNTER
       const int64_t outstanding = e.counters->Outstanding();
-      o->outstanding = static_cast<uint64_t>(outstanding);
       // Each is recorded only under its own metric (call_tracker.cc).
       double v = 0;
       if (s.pick_metric == AP_PICK_ORCA &&
@@ -126,8 +128,6 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
           ap_load_latency_ns(&e.counters->load, &v)) {
         o->latency_ewma_ms = v / 1e6;
       }
-      o->picks = e.counters->Picks();
-      o->failures = e.counters->failures.load();
       o->health = static_cast<int>(ap_health_check(
           e.counters->health, outstanding, &s.health, ap_health_now_ms()));
       o->ejections = ap_health_ejections(e.counters->health);

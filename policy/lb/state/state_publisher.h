@@ -17,17 +17,15 @@
 
 namespace aperture_lb {
 
-// Counters that change without a new published state.
+// Counters that change without a new published state: one atomic per entry
+// of policy/registry/ap_ring_counters.def, which says what each counts. The
+// policy adds to them; Snapshot() copies them into ap_ring_state's fields of
+// the same names.
 struct LiveCounters {
-  std::atomic<uint64_t> resolver_updates{0};
-  std::atomic<uint64_t> rebuilds{0};
-  // Ring snapshots computed (in stable mode each with its plan), whether
-  // or not the result differed from the previous one; an update whose
-  // inputs are unchanged computes none.
-  std::atomic<uint64_t> snapshot_builds{0};
-  std::atomic<uint64_t> subchannels_created{0};
-  std::atomic<uint64_t> subchannels_destroyed{0};
-  std::atomic<uint64_t> widenings{0};
+#define AP_RING_COUNTER(name, kind, metric, help, text) \
+  std::atomic<uint64_t> name{0};
+#include "policy/registry/ap_ring_counters.def"
+#undef AP_RING_COUNTER
 };
 
 // Holds the latest published state of one instance. Publish() runs in the
