@@ -12,8 +12,9 @@
 // seam_wall_test reads the "api:" lines of this file and fails, naming the
 // file and line, when a room includes another src/ header or names what is
 // kept here (ExecCtx, timers and closures, CoreConfiguration, trace flags,
-// resolvers, pollsets, sockaddr printing, a "grpc.*" channel-arg name
-// spelled as a string). The build backs it: rooms depend on
+// resolvers, pollset functions, sockaddr printing, a "grpc.*" channel-arg name
+// spelled as a string: kSeamNames in tests/lb/grpc_seam/seam_wall.cc).
+// Comments do not count. The build backs it: rooms depend on
 // //policy/lb/grpc_seam:lb_policy_api, and //bazel:grpc_internal is visible
 // only to this package and to tests.
 //
