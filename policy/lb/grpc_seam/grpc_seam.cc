@@ -227,6 +227,10 @@ absl::StatusOr<std::string> AddressText(
 // ---- Names kept in internal headers ---------------------------------------
 
 const char* StateText(grpc_connectivity_state state) {
+  // gRPC's function aborts on a value outside the enum.
+  if (state < GRPC_CHANNEL_IDLE || state > GRPC_CHANNEL_SHUTDOWN) {
+    return "UNKNOWN";
+  }
   return grpc_core::ConnectivityStateName(state);
 }
 

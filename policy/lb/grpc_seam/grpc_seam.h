@@ -277,7 +277,8 @@ absl::StatusOr<std::string> AddressText(
 // ---- Names kept in internal headers (item 6) -------------------------------
 
 // gRPC's own name of a connectivity state ("IDLE", "CONNECTING", "READY",
-// "TRANSIENT_FAILURE", "SHUTDOWN"), the one its traces print.
+// "TRANSIENT_FAILURE", "SHUTDOWN"), the one its traces print; "UNKNOWN"
+// for a value outside the enum.
 const char* StateText(grpc_connectivity_state state);
 
 // The channel's target URI, which the client channel passes to its LB
