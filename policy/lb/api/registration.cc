@@ -21,7 +21,7 @@ bool g_included = false;        // ... and it added the policy
 
 // Runs inside every configuration build (concurrent builds are possible;
 // the first one decides for all, so they agree).
-void BuildHook(grpc_core::CoreConfiguration::Builder* builder) {
+void BuildHook(grpc_core::LoadBalancingPolicyRegistry::Builder* registry) {
   bool include;
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -31,7 +31,7 @@ void BuildHook(grpc_core::CoreConfiguration::Builder* builder) {
     }
     include = g_included;
   }
-  if (include) RegisterAperturePolicy(builder);
+  if (include) RegisterAperturePolicy(registry);
 }
 
 bool PolicyInBuiltConfiguration() {
@@ -43,7 +43,7 @@ bool PolicyInBuiltConfiguration() {
 void InstallBuildHook() {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_hook_installed || CoreConfigurationBuilt()) return;
-  AddConfigurationBuilder(BuildHook);
+  AddPolicyRegistryBuilder<BuildHook>();
   // A build that started before the push may finish without the hook; the
   // answers below then come from the built configuration itself.
   g_hook_installed = true;

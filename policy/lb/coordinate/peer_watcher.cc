@@ -183,7 +183,6 @@ std::map<std::string, std::shared_ptr<PeerWatcher>>* g_watchers
 std::unique_ptr<PeerSubscription> SubscribePeers(
     const std::string& target, uint64_t refresh_ms,
     std::function<void()> on_change) {
-  ExecCtxScope exec_ctx;
   std::shared_ptr<PeerWatcher> watcher;
   bool created = false;
   uint64_t id = 0;
@@ -202,13 +201,13 @@ std::unique_ptr<PeerSubscription> SubscribePeers(
     }
     id = watcher->AddSubscriber(refresh_ms, std::move(on_change));
   }
-  if (created) watcher->Start();
+  // Its serializer may run the start, resolver and all, on this thread.
+  if (created) RunInGrpcContext([&watcher]() { watcher->Start(); });
   return std::unique_ptr<PeerSubscription>(
       new PeerSubscription(std::move(watcher), target, id));
 }
 
 PeerSubscription::~PeerSubscription() {
-  ExecCtxScope exec_ctx;
   bool last = false;
   {
     absl::MutexLock lock(&g_mu);
@@ -220,7 +219,7 @@ PeerSubscription::~PeerSubscription() {
       last = true;
     }
   }
-  if (last) watcher_->Shutdown();
+  if (last) RunInGrpcContext([this]() { watcher_->Shutdown(); });
 }
 
 std::shared_ptr<const PeerList> PeerSubscription::Latest() const {

@@ -28,10 +28,11 @@ void NotifyCoordinateListeners() {
     if (g_listeners == nullptr || g_listeners->empty()) return;
     for (auto& kv : *g_listeners) listeners.push_back(kv.second);
   }
-  // The listeners run policy work serializers, which need an ExecCtx; the
-  // C API caller's thread has none.
-  ExecCtxScope exec_ctx;
-  for (auto& fn : listeners) (*fn)();
+  // The listeners run policy work serializers, which need gRPC's thread
+  // context; the C API caller's thread has none.
+  RunInGrpcContext([&listeners]() {
+    for (auto& fn : listeners) (*fn)();
+  });
 }
 
 }  // namespace

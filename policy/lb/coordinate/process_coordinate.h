@@ -25,9 +25,9 @@ void ClearApiCoordinate();
 bool ApiCoordinate(uint32_t* peer_index, uint32_t* peer_count);
 
 // Adds a listener; returns its id for RemoveCoordinateListener. The
-// listener runs on the thread that changed the coordinate, inside a gRPC
-// ExecCtx, without locks held, and must only hop to its owner's
-// serializer. Thread-safe.
+// listener runs on the thread that changed the coordinate, inside gRPC's
+// thread context (RunInGrpcContext), without locks held, and must only hop
+// to its owner's serializer. Thread-safe.
 uint64_t AddCoordinateListener(std::function<void()> fn);
 
 // Removes a listener; a call already under way may still finish.

@@ -11,13 +11,14 @@
 #include <grpc/grpc.h>
 #include <grpc/impl/codegen/grpc_types.h>
 
+#include "src/core/ext/filters/client_channel/client_channel.h"
 #include "src/core/lib/address_utils/sockaddr_utils.h"
-#include "src/core/lib/channel/channel_args.h"
 #include "src/core/lib/gprpp/debug_location.h"
 #include "src/core/lib/gprpp/time.h"
+#include "src/core/lib/iomgr/exec_ctx.h"
 #include "src/core/lib/iomgr/pollset_set.h"
-#include "src/core/lib/load_balancing/lb_policy_registry.h"
 #include "src/core/lib/resolver/resolver.h"
+#include "src/core/lib/transport/connectivity_state.h"
 
 namespace aperture_lb {
 namespace {
@@ -92,6 +93,11 @@ void ApplyTraceEnvironment() {
 }
 
 // ---- Time and timers -------------------------------------------------------
+
+void RunInGrpcContext(absl::FunctionRef<void()> fn) {
+  grpc_core::ExecCtx exec_ctx;
+  fn();
+}
 
 uint64_t MonotonicNowMs() {
   // The ExecCtx caches "now"; a timer callback must see the real time or it
@@ -216,6 +222,21 @@ void TargetResolver::RequestReresolutionLocked() {
 absl::StatusOr<std::string> AddressText(
     const grpc_core::ServerAddress& address) {
   return grpc_sockaddr_to_string(&address.address(), false);
+}
+
+// ---- Names kept in internal headers ---------------------------------------
+
+const char* StateText(grpc_connectivity_state state) {
+  // gRPC's function aborts on a value outside the enum.
+  if (state < GRPC_CHANNEL_IDLE || state > GRPC_CHANNEL_SHUTDOWN) {
+    return "UNKNOWN";
+  }
+  return grpc_core::ConnectivityStateName(state);
+}
+
+absl::optional<absl::string_view> ChannelTargetUri(
+    const grpc_core::ChannelArgs& args) {
+  return args.GetString(GRPC_ARG_SERVER_URI);
 }
 
 }  // namespace aperture_lb

@@ -1,7 +1,52 @@
-// The gRPC seam: every use of gRPC C-core beyond the LB-policy API
-// (LoadBalancingPolicy, its Helper and factory, SubchannelInterface,
-// ServerAddress, ChannelArgs, Json, WorkSerializer, RefCounted) goes through
-// this header, and every version-specific trick is in grpc_seam.cc.
+// The gRPC seam: the only place in policy/lb that uses gRPC C-core beyond
+// the LB-policy API, and the only version-specific code (grpc_seam.cc).
+//
+// ---- The LB-policy API: what every other room may use ---------------------
+//
+// A room of policy/lb (every folder but this one) includes, of gRPC's
+// internal source tree (src/...), only the headers on the "api:" lines
+// below, and gets anything else of gRPC through this header. Public headers
+// are not internals and are not listed: <grpc/...> (among them
+// <grpc/impl/codegen/connectivity_state.h>, the grpc_connectivity_state
+// enum; GRPC_ARG_* names; gpr_log) and absl. //tests/lb/grpc_seam:
+// seam_wall_test reads the "api:" lines of this file and fails, naming the
+// file and line, when a room includes another src/ header or names what is
+// kept here (ExecCtx, timers and closures, CoreConfiguration, trace flags,
+// resolvers, pollset functions, sockaddr printing, a "grpc.*" channel-arg name
+// spelled as a string: kSeamNames in tests/lb/grpc_seam/seam_wall.cc).
+// Comments do not count. The build backs it: rooms depend on
+// //policy/lb/grpc_seam:lb_policy_api, and //bazel:grpc_internal is visible
+// only to this package and to tests.
+//
+// api: src/core/lib/load_balancing/lb_policy.h
+//   LoadBalancingPolicy with its Args, Config, ChannelControlHelper,
+//   SubchannelPicker, QueuePicker, PickResult and call state: the policy.
+// api: src/core/lib/load_balancing/lb_policy_factory.h
+//   LoadBalancingPolicyFactory: creates the policy and parses its config.
+// api: src/core/lib/load_balancing/lb_policy_registry.h
+//   LoadBalancingPolicyRegistry::Builder, where the factory is registered
+//   (AddPolicyRegistryBuilder below hands it over, not CoreConfiguration).
+// api: src/core/lib/load_balancing/subchannel_interface.h
+//   SubchannelInterface and its connectivity watcher: one per member.
+// api: src/core/lib/resolver/server_address.h
+//   ServerAddress(List): the addresses a resolver update carries.
+// api: src/core/lib/channel/channel_args.h
+//   ChannelArgs: the policy's args, read and passed on to subchannels.
+// api: src/core/lib/json/json.h
+//   Json: the parsed loadBalancingConfig the factory reads.
+// api: src/core/lib/gprpp/ref_counted.h
+//   RefCounted: the base of pickers, configs and the policy's helpers.
+// api: src/core/lib/gprpp/ref_counted_ptr.h
+//   RefCountedPtr, MakeRefCounted: how the API above passes those objects.
+// api: src/core/lib/gprpp/orphanable.h
+//   OrphanablePtr, MakeOrphanable: how the factory returns the policy.
+// api: src/core/lib/gprpp/debug_location.h
+//   DEBUG_LOCATION, which Ref() and WorkSerializer::Run() take.
+// api: src/core/lib/gprpp/work_serializer.h
+//   WorkSerializer: the policy's work_serializer(), where all its state
+//   changes run.
+//
+// ---- What is behind the seam, and what is version-specific ---------------
 //
 // Written against gRPC 1.51.1 as Debian 12 builds it (libgrpc.so.29, with
 // the internal headers of the same source, see bazel/setup.sh). What is
@@ -28,14 +73,17 @@
 // 3. Tracing: a grpc_core::TraceFlag registered at load time; gRPC parses
 //    GRPC_TRACE in grpc_init(), so a library loaded later re-applies it.
 // 4. Time and timers: grpc_timer_init/grpc_timer_cancel with a closure, an
-//    ExecCtx for the clock, the way 1.51's own policies schedule (its
-//    outlier_detection EjectionTimer). Newer gRPC replaces these with the
-//    EventEngine: only SerializedTimer and MonotonicNowMs change.
+//    ExecCtx for the clock and for threads gRPC did not start, the way
+//    1.51's own policies schedule (its outlier_detection EjectionTimer).
+//    Newer gRPC replaces these with the EventEngine: only SerializedTimer,
+//    MonotonicNowMs and RunInGrpcContext change.
 // 5. Resolvers: peer discovery runs a resolver from gRPC's registry
 //    (CoreConfiguration::resolver_registry, Resolver::ResultHandler, a
 //    pollset_set), and prints addresses with grpc_sockaddr_to_string.
-//
-// Everything else in policy/lb uses only the LB-policy API.
+// 6. Names kept in internal headers: ConnectivityStateName
+//    (src/core/lib/transport/connectivity_state.h) and GRPC_ARG_SERVER_URI,
+//    the channel arg that carries the target (client_channel.h). Check that
+//    both still exist under these names.
 #ifndef APERTURE_LB_GRPC_SEAM_GRPC_SEAM_H
 #define APERTURE_LB_GRPC_SEAM_GRPC_SEAM_H
 
@@ -49,18 +97,23 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/optional.h"
 
+#include <grpc/impl/codegen/connectivity_state.h>
 #include <grpc/support/log.h>
 
+#include "src/core/lib/channel/channel_args.h"
 #include "src/core/lib/config/core_configuration.h"
 #include "src/core/lib/debug/trace.h"
 #include "src/core/lib/gprpp/orphanable.h"
 #include "src/core/lib/gprpp/work_serializer.h"
 #include "src/core/lib/iomgr/closure.h"
 #include "src/core/lib/iomgr/error.h"
-#include "src/core/lib/iomgr/exec_ctx.h"
 #include "src/core/lib/iomgr/timer.h"
+#include "src/core/lib/load_balancing/lb_policy_registry.h"
 #include "src/core/lib/resolver/server_address.h"
 
 struct grpc_pollset_set;
@@ -83,6 +136,16 @@ bool CoreConfigurationBuilt();
 // process lifetime too).
 void AddConfigurationBuilder(
     void (*builder)(grpc_core::CoreConfiguration::Builder*));
+
+// AddConfigurationBuilder for a builder that registers LB policies: Hook is
+// handed the LB-policy registry's builder alone, so the rooms register the
+// policy without naming CoreConfiguration.
+template <void (*Hook)(grpc_core::LoadBalancingPolicyRegistry::Builder*)>
+void AddPolicyRegistryBuilder() {
+  AddConfigurationBuilder([](grpc_core::CoreConfiguration::Builder* builder) {
+    Hook(builder->lb_policy_registry());
+  });
+}
 
 // True when the built configuration has an LB policy named `name`. Only
 // once CoreConfigurationBuilt() (otherwise it would build it).
@@ -109,9 +172,11 @@ void ApplyTraceEnvironment();
 
 // ---- Time and timers (item 4) -------------------------------------------
 
-// gRPC's per-thread execution context, which timers, resolvers and the
-// clock need on a thread gRPC did not start (e.g. a C API caller's).
-using ExecCtxScope = grpc_core::ExecCtx;
+// Runs `fn` on this thread inside gRPC's per-thread execution context (an
+// ExecCtx), which work serializers, timers, resolvers and the clock need on
+// a thread gRPC did not start (e.g. a C API caller's). What `fn` leaves
+// queued on that context runs before this returns. May be nested.
+void RunInGrpcContext(absl::FunctionRef<void()> fn);
 
 // The monotonic clock the policy feeds to ap_membership: milliseconds since
 // gRPC's process epoch (the clock grpc_timer deadlines use). Needs an
@@ -208,6 +273,19 @@ class TargetResolver {
 // it; an error for an address family it cannot print.
 absl::StatusOr<std::string> AddressText(
     const grpc_core::ServerAddress& address);
+
+// ---- Names kept in internal headers (item 6) -------------------------------
+
+// gRPC's own name of a connectivity state ("IDLE", "CONNECTING", "READY",
+// "TRANSIENT_FAILURE", "SHUTDOWN"), the one its traces print; "UNKNOWN"
+// for a value outside the enum.
+const char* StateText(grpc_connectivity_state state);
+
+// The channel's target URI, which the client channel passes to its LB
+// policy in the channel args; nullopt when the args lack it. A view into
+// `args`.
+absl::optional<absl::string_view> ChannelTargetUri(
+    const grpc_core::ChannelArgs& args);
 
 }  // namespace aperture_lb
 

@@ -39,10 +39,6 @@
 #include "src/core/lib/load_balancing/lb_policy_registry.h"
 #include "src/core/lib/load_balancing/subchannel_interface.h"
 #include "src/core/lib/resolver/server_address.h"
-#include "src/core/lib/transport/connectivity_state.h"
-
-// Same name the client channel uses for the target URI channel arg.
-#define APERTURE_ARG_SERVER_URI "grpc.server_uri"
 
 namespace aperture_lb {
 namespace {
@@ -123,7 +119,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
 AperturePolicy::AperturePolicy(Args args)
     : LoadBalancingPolicy(std::move(args)),
       reresolution_timer_(work_serializer()) {
-  auto uri = channel_args().GetString(APERTURE_ARG_SERVER_URI);
+  auto uri = ChannelTargetUri(channel_args());
   target_ = uri.has_value()
                 ? std::string(*uri)
                 : std::string(channel_control_helper()->GetAuthority());
@@ -439,7 +435,7 @@ void AperturePolicy::OnEndpointStateChangeLocked(
     Endpoint* endpoint, grpc_connectivity_state old_state, bool old_failed) {
   grpc_connectivity_state state = endpoint->state();
   APERTURE_TRACE("[aperture %p] %s: %s -> %s", this, endpoint->address().c_str(),
-                 grpc_core::ConnectivityStateName(old_state), grpc_core::ConnectivityStateName(state));
+                 StateText(old_state), StateText(state));
   // A failure, or a READY connection closing (GOAWAY, server restart or
   // drain), may mean the membership changed: ask the resolver again, as
   // gRPC's round_robin does.
@@ -506,7 +502,7 @@ void AperturePolicy::UpdatePickerLocked() {
         (!active_ && census.idle == not_failed) ? GRPC_CHANNEL_IDLE
                                          : GRPC_CHANNEL_CONNECTING;
     APERTURE_TRACE("[aperture %p] %s: %zu READY, %zu not failed of %zu members",
-                   this, grpc_core::ConnectivityStateName(state), slots.size(), not_failed,
+                   this, StateText(state), slots.size(), not_failed,
                    total);
     channel_control_helper()->UpdateState(
         state, absl::OkStatus(),
@@ -569,8 +565,9 @@ class ApertureFactory : public grpc_core::LoadBalancingPolicyFactory {
 
 }  // namespace
 
-void RegisterAperturePolicy(grpc_core::CoreConfiguration::Builder* builder) {
-  builder->lb_policy_registry()->RegisterLoadBalancingPolicyFactory(
+void RegisterAperturePolicy(
+    grpc_core::LoadBalancingPolicyRegistry::Builder* registry) {
+  registry->RegisterLoadBalancingPolicyFactory(
       std::make_unique<ApertureFactory>());
 }
 

@@ -4,12 +4,13 @@
 #ifndef APERTURE_LB_POLICY_APERTURE_POLICY_H
 #define APERTURE_LB_POLICY_APERTURE_POLICY_H
 
-#include "src/core/lib/config/core_configuration.h"
+#include "src/core/lib/load_balancing/lb_policy_registry.h"
 
 namespace aperture_lb {
 
-// Adds the "aperture" policy factory to a configuration being built.
-void RegisterAperturePolicy(grpc_core::CoreConfiguration::Builder* builder);
+// Adds the "aperture" policy factory to an LB-policy registry being built.
+void RegisterAperturePolicy(
+    grpc_core::LoadBalancingPolicyRegistry::Builder* registry);
 
 }  // namespace aperture_lb
 
