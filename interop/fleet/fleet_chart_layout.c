@@ -248,8 +248,9 @@ int io_fleet_chart_layout(const fleet_run *runs, int n, fleet_chart_layout *out)
   memset(out, 0, sizeof(*out));
   int complete = 0;
   for (int i = 0; i < n; i++) complete += runs[i].complete != 0;
-  panel_plan *plan = calloc(complete > 0 ? complete : 1, sizeof(*plan));
-  out->panels = calloc(complete > 0 ? complete : 1, sizeof(*out->panels));
+  const size_t count = complete > 0 ? (size_t)complete : 1;
+  panel_plan *plan = calloc(count, sizeof(*plan));
+  out->panels = calloc(count, sizeof(*out->panels));
   if (plan == NULL || out->panels == NULL) {
     free(plan);
     io_fleet_chart_layout_free(out);
