@@ -66,6 +66,7 @@
 #include "interop/common/proc.h"
 #include "interop/fleet/fleet_affinity.h"
 #include "interop/fleet/fleet_balance.h"
+#include "interop/fleet/fleet_chart_svg.h"
 #include "interop/fleet/fleet_churn.h"
 #include "interop/fleet/fleet_churn_grid.h"
 #include "interop/fleet/fleet_deploy.h"

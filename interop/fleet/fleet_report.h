@@ -1,5 +1,5 @@
-/* Results of fleet runs and their presentation: a text table, JSON, and an
- * SVG chart of per-server load and connections. */
+/* Results of fleet runs and their presentation: a text table and JSON (the
+ * SVG chart of per-server load and connections: fleet_chart_svg.h). */
 #ifndef APERTURE_INTEROP_FLEET_REPORT_H
 #define APERTURE_INTEROP_FLEET_REPORT_H
 
@@ -143,13 +143,6 @@ void io_fleet_report_churn_row_json(FILE *f, const fleet_churn_row *r, int with_
  * n_churn > 0. */
 void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_churn_row *churn,
                        int n_churn);
-
-/* Writes an SVG chart to `path`: one panel per complete run (a row per
- * scenario), bars of per-server calls and connection peaks on two axes
- * shared by every panel, with numbered ticks, the mean and the fair random
- * balancer's expected busiest server marked. Returns 0, or -1 when the file
- * cannot be written. */
-int io_fleet_report_svg(const char *path, const fleet_run *runs, int n);
 
 #ifdef __cplusplus
 }
