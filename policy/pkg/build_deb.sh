@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stages the aperture package tree and builds the .deb with dpkg-deb.
 #   build_deb.sh OUT.deb VERSION LIB.so HEADER APERTURECTL PROTO PC_IN \
-#     CMAKE_CONFIG CMAKE_VERSION_IN [PY...]
+#     CMAKE_CONFIG_IN CMAKE_VERSION_IN [PY...]
 # PY: the files of the Python module (policy/python/aperture/..., the part
 # after policy/python/ is their path under dist-packages).
 # Depends: is computed from the shared libraries that libaperture.so and
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 out=$1 version=$2 lib=$3 header=$4 ctl=$5 proto=$6 pc_in=$7
-cmake_config=$8 cmake_version_in=$9
+cmake_config_in=$8 cmake_version_in=$9
 shift 9
 
 arch=$(dpkg --print-architecture)
@@ -36,14 +36,20 @@ done
 sed -e "s|@MULTIARCH@|$multiarch|" -e "s|@VERSION@|$version|" "$pc_in" \
   >"$stage/usr/lib/$multiarch/pkgconfig/aperture.pc"
 chmod 0644 "$stage/usr/lib/$multiarch/pkgconfig/aperture.pc"
-# The CMake package: the config finds everything relative to itself, the
-# version file carries the version and the library's word size.
+# The CMake package: the config finds the package relative to itself and
+# gRPC by the SONAMEs the library needs; the version file carries the
+# version and the library's word size.
 cmake_dir="$stage/usr/lib/$multiarch/cmake/aperture"
-install -m 0644 "$cmake_config" "$cmake_dir/apertureConfig.cmake"
+grpc_soname=$(objdump -p "$lib" | awk '$1 == "NEEDED" && $2 ~ /^libgrpc\.so\./ { print $2 }')
+gpr_soname=$(objdump -p "$lib" | awk '$1 == "NEEDED" && $2 ~ /^libgpr\.so\./ { print $2 }')
+[ -n "$grpc_soname" ] && [ -n "$gpr_soname" ] ||
+  { echo "build_deb: $lib does not link libgrpc and libgpr" >&2; exit 1; }
+sed -e "s|@GRPC_SONAME@|$grpc_soname|g" -e "s|@GPR_SONAME@|$gpr_soname|g" "$cmake_config_in" \
+  >"$cmake_dir/apertureConfig.cmake"
 pointer_bytes=$(($(dpkg-architecture -qDEB_HOST_ARCH_BITS) / 8))
 sed -e "s|@VERSION@|$version|" -e "s|@POINTER_BYTES@|$pointer_bytes|g" "$cmake_version_in" \
   >"$cmake_dir/apertureConfigVersion.cmake"
-chmod 0644 "$cmake_dir/apertureConfigVersion.cmake"
+chmod 0644 "$cmake_dir/apertureConfig.cmake" "$cmake_dir/apertureConfigVersion.cmake"
 strip --strip-unneeded "$stage/usr/lib/$multiarch/libaperture.so" "$stage/usr/bin/aperturectl"
 cat >"$stage/usr/share/doc/aperture/README" <<DOC
 aperture $version: a deterministic-aperture load-balancing policy for gRPC
