@@ -45,7 +45,10 @@ TEST(DebTest, ControlFileNamesTheLibrariesItNeedsAndDescribesThePackage) {
   std::string multiarch = Multiarch();
   for (const std::string &f :
        {"./usr/lib/" + multiarch + "/libaperture.so", std::string("./usr/include/aperture.h"),
-        "./usr/lib/" + multiarch + "/pkgconfig/aperture.pc", std::string("./usr/bin/aperturectl"),
+        "./usr/lib/" + multiarch + "/pkgconfig/aperture.pc",
+        "./usr/lib/" + multiarch + "/cmake/aperture/apertureConfig.cmake",
+        "./usr/lib/" + multiarch + "/cmake/aperture/apertureConfigVersion.cmake",
+        std::string("./usr/bin/aperturectl"),
         std::string("./usr/share/aperture/proto/aperture/v1/status.proto"),
         std::string("./usr/lib/python3/dist-packages/aperture/__init__.py"),
         std::string("./usr/lib/python3/dist-packages/aperture/_library.py"),
