@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up for building and testing aperture offline.
 #  1. installs the Debian packages the build needs, when any is missing
-#     (iproute2 and dnsmasq-base: the fleet's netns network and DNS server);
+#     (iproute2 and dnsmasq-base: the fleet's netns network and DNS server;
+#     cmake: the package's CMake test);
 #  2. unpacks Debian's source package of the installed libgrpc (for the
 #     internal headers the LB policy shim compiles against) into a cache
 #     outside the tracked tree, and links it as bazel/grpc_src;
@@ -21,7 +22,7 @@ packages=(
   build-essential dpkg-dev
   libgrpc-dev libgrpc++-dev protobuf-compiler protobuf-compiler-grpc grpc-proto
   libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
-  pkg-config ruby-grpc python3-prometheus-client
+  pkg-config cmake ruby-grpc python3-prometheus-client
   libabsl-dev googletest libgtest-dev libbenchmark-dev
   iproute2 dnsmasq-base
 )

@@ -2,9 +2,8 @@
 // contents, and a program built outside Bazel with pkg-config against the
 // package unpacked into a temporary root (dpkg -x, nothing installed on
 // the system), run against real servers on 127.0.0.1.
-#include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <map>
@@ -16,37 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/interop/fleet_helper.h"
+#include "tests/pkg/pkg_shell.h"
 
 namespace {
-
-std::string Runfile(const std::string &path) {
-  const char *srcdir = getenv("TEST_SRCDIR");
-  const char *ws = getenv("TEST_WORKSPACE");
-  return std::string(srcdir ? srcdir : ".") + "/" + (ws ? ws : "aperture") + "/" + path;
-}
-
-std::string Deb() { return Runfile("policy/pkg/aperture.deb"); }
-
-// Runs a shell command; returns its stdout, *status its exit code.
-std::string Shell(const std::string &cmd, int *status = nullptr) {
-  std::string out;
-  FILE *f = popen(cmd.c_str(), "r");
-  if (f == nullptr) {
-    if (status) *status = -1;
-    return out;
-  }
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  int rc = pclose(f);
-  if (status) *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return out;
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 std::string Field(const std::string &name) {
   return Trim(Shell("dpkg-deb -f '" + Deb() + "' " + name));
@@ -71,10 +42,13 @@ TEST(DebTest, ControlFileNamesTheLibrariesItNeedsAndDescribesThePackage) {
   EXPECT_GT(std::count(description.begin(), description.end(), '\n'), 2) << "no long description";
 
   std::string files = Shell("dpkg-deb -c '" + Deb() + "'");
-  std::string multiarch = Trim(Shell("gcc -print-multiarch"));
+  std::string multiarch = Multiarch();
   for (const std::string &f :
        {"./usr/lib/" + multiarch + "/libaperture.so", std::string("./usr/include/aperture.h"),
-        "./usr/lib/" + multiarch + "/pkgconfig/aperture.pc", std::string("./usr/bin/aperturectl"),
+        "./usr/lib/" + multiarch + "/pkgconfig/aperture.pc",
+        "./usr/lib/" + multiarch + "/cmake/aperture/apertureConfig.cmake",
+        "./usr/lib/" + multiarch + "/cmake/aperture/apertureConfigVersion.cmake",
+        std::string("./usr/bin/aperturectl"),
         std::string("./usr/share/aperture/proto/aperture/v1/status.proto"),
         std::string("./usr/lib/python3/dist-packages/aperture/__init__.py"),
         std::string("./usr/lib/python3/dist-packages/aperture/_library.py"),
@@ -91,7 +65,7 @@ TEST(DebTest, PkgConfigBuildFromTheUnpackedPackageRunsAgainstRealServers) {
   int rc = -1;
   Shell("dpkg -x '" + Deb() + "' '" + root + "' 2>&1", &rc);
   ASSERT_EQ(0, rc);
-  std::string multiarch = Trim(Shell("gcc -print-multiarch"));
+  std::string multiarch = Multiarch();
   std::string env = "PKG_CONFIG_SYSROOT_DIR='" + root + "' PKG_CONFIG_PATH='" + root + "/usr/lib/" +
                     multiarch + "/pkgconfig' ";
   std::string flags = Trim(Shell(env + "pkg-config --cflags --libs aperture", &rc));
