@@ -124,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   ap_aperture_destroy(wide);
   ap_aperture_destroy(base);
+  ap_stable_plan_destroy(plan); /* NULL unless stable mode with peers */
   ap_ring_destroy(ring);
   return 0;
 }
