@@ -49,7 +49,7 @@ void ExpectDefaults(const aperture_lb::ApertureSettings& s) {
   EXPECT_EQ(s.choice_count, 2u);
   EXPECT_EQ(s.pick_metric, AP_PICK_OUTSTANDING);
   EXPECT_TRUE(s.weights.empty());
-  EXPECT_FALSE(s.eager_connect);
+  EXPECT_TRUE(s.eager_connect);  // connect on the first addresses
   EXPECT_FALSE(s.has_min_ready);
   EXPECT_FALSE(s.has_random_seed);
   EXPECT_EQ(s.affinity.mode, AP_AFFINITY_NONE);

@@ -55,7 +55,14 @@ struct ApertureSettings {
   // back to calls in flight without data (ap_load.h).
   ap_pick_metric pick_metric = AP_PICK_OUTSTANDING;
   std::map<std::string, double> weights;  // "host:port" -> weight > 0
-  bool eager_connect = false;
+  // Connect the aperture as soon as a new policy has its first addresses,
+  // as round_robin and pick_first do, so that a wait for READY
+  // (channel_ready_future, WaitForConnected, one connect request and a
+  // watch) returns. false: a new policy stays IDLE until the channel's
+  // first call or a connect request made once it is IDLE; for processes
+  // that create many channels and use few (docs/design.md, "When the
+  // policy connects").
+  bool eager_connect = true;
   bool has_min_ready = false;  // default: the logical aperture
   uint32_t min_ready = 0;
   bool has_random_seed = false;  // default: one random seed per process

@@ -110,7 +110,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   Membership membership_;
   grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
   PeriodicTimer reresolution_timer_;  // reresolutionIntervalMs
-  bool active_ = false;      // connections requested
+  // Connections requested: from the first update (eagerConnect, the
+  // default), else from the first ExitIdleLocked(); never undone.
+  bool active_ = false;
   bool ever_ready_ = false;  // a READY picker was published
   bool syncing_ = false;
   bool shutdown_ = false;
