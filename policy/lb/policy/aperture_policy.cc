@@ -25,6 +25,7 @@
 #include "policy/lb/endpoints/endpoint.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
 #include "policy/lb/picker/picker.h"
+#include "policy/lb/ring/endpoint_weights.h"
 #include "policy/lb/ring/membership.h"
 #include "policy/lb/ring/ring_snapshot.h"
 #include "policy/lb/state/published_state.h"
@@ -243,11 +244,9 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
     return EnterTransientFailureLocked(
         absl::UnavailableError(configured.message()), true);
   }
-  std::vector<double> offered_weights(names.size(), 1.0);
-  for (size_t i = 0; i < names.size(); ++i) {
-    auto w = settings.weights.find(names[i]);
-    if (w != settings.weights.end()) offered_weights[i] = w->second;
-  }
+  // The config's weights, else the resolver's (EDS), else 1.
+  std::vector<double> offered_weights =
+      EndpointWeights(names, found, settings.weights);
   auto changes =
       membership_.Offer(names, found, offered_weights, MonotonicNowMs());
   if (!changes.ok()) {
