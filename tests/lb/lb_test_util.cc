@@ -450,6 +450,8 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->subchannels_destroyed = s.subchannels_destroyed;
     out->widenings = s.widenings;
     out->affinity_sessions = s.affinity_sessions;
+    out->config_warnings.assign(s.config_warnings,
+                                s.config_warnings + s.config_warning_count);
     out->endpoints.clear();
     for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];

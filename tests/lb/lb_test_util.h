@@ -150,6 +150,7 @@ struct StateView {
   // Ring snapshots computed (changed or not); stable peer keying.
   uint64_t snapshot_builds;
   std::string peer_keys;
+  std::vector<std::string> config_warnings;  // ignored config fields
   // Peer discovery: watched target, peer list fingerprint, changes.
   std::string peer_target, peer_fingerprint;
   uint64_t coordinate_changes;

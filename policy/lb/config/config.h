@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -103,6 +104,11 @@ struct ApertureSettings {
   // back within about this much of healing. A dead address is retried this
   // often by each client whose aperture holds it. 0: the channel's settings.
   uint32_t reconnect_backoff_max_ms = kDefaultReconnectBackoffMaxMs;
+  // Names the config had that are not fields, ignored: one warning each
+  // (unknown_fields.h), logged by the policy once per config and shown in
+  // the status (RingState.config_warnings). Not a setting: nothing reads
+  // it but the log and the status.
+  std::vector<std::string> config_warnings;
 
   static ap_health_config DefaultHealthConfig() {
     ap_health_config c;
@@ -116,11 +122,11 @@ inline StaticCoordinate ConfigCoordinate(const ApertureSettings& s) {
   return StaticCoordinate{s.has_coordinate, s.peer_index, s.peer_count};
 }
 
-// Validates `json` (the value of the "aperture" key): the names the
-// config does not have (an error each, with the closest field when it
-// looks like a typo: unknown_fields.h), every field through its table
-// entry (field_reader.h), then the rules between fields (config_rules.h).
-// On error the status message names every bad field, e.g.
+// Validates `json` (the value of the "aperture" key): every field through
+// its table entry (field_reader.h), then the rules between fields
+// (config_rules.h). Names the config does not have are ignored, each with
+// a warning in config_warnings (unknown_fields.h). On error the status
+// message names every bad field, e.g.
 //   errors validating aperture LB policy config: [field:minAperture error:...]
 absl::StatusOr<ApertureSettings> ParseApertureSettings(
     const grpc_core::Json& json);

@@ -102,6 +102,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   uint64_t ring_key_ = 0;  // ring_->key() of the last build: detects rebuilds
   Coordinate coordinate_;
   std::string last_status_;
+  std::vector<std::string> logged_warnings_;  // of the config last applied
   AffinityState affinity_;  // request affinity (affinity/affinity_router.h)
   grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
@@ -200,6 +201,15 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   config_.reset(static_cast<ApertureLbConfig*>(args.config.release()));
   args_ = std::move(args.args);
   const ApertureSettings& settings = config_->settings();
+  // Ignored config fields: logged once per config (not at every
+  // re-resolution), at ERROR so that they show without a trace flag.
+  if (settings.config_warnings != logged_warnings_) {
+    for (const std::string& warning : settings.config_warnings) {
+      gpr_log(GPR_ERROR, "[aperture %p] config of %s: %s", this,
+              target_.c_str(), warning.c_str());
+    }
+    logged_warnings_ = settings.config_warnings;
+  }
   if (settings.eager_connect) active_ = true;
   affinity_.Configure(settings.affinity);
   peers_->ConfigureLocked(settings.peers, settings.has_coordinate,
