@@ -58,11 +58,11 @@ struct ApertureSettings {
   std::map<std::string, double> weights;  // "host:port" -> weight > 0
   // Connect the aperture as soon as a new policy has its first addresses,
   // as round_robin and pick_first do, so that a wait for READY
-  // (channel_ready_future, WaitForConnected, one connect request and a
-  // watch) returns. false: a new policy stays IDLE until the channel's
-  // first call or a connect request made once it is IDLE; for processes
-  // that create many channels and use few (docs/design.md, "When the
-  // policy connects").
+  // (channel_ready_future, WaitForConnected, one connect request and
+  // watches) returns. false: a new policy stays IDLE until the channel's
+  // first call or a connect request made after the policy exists, and such
+  // waits do not return; for processes that create many channels, use few
+  // and never wait (docs/design.md, "When the policy connects").
   bool eager_connect = true;
   bool has_min_ready = false;  // default: the logical aperture
   uint32_t min_ready = 0;
