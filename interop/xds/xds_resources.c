@@ -217,8 +217,9 @@ static int split_address(const char *address, char *host, size_t host_len, uint3
   return 0;
 }
 
-int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, size_t n,
-                        xds_bytes *out, char *err, size_t err_len) {
+int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses,
+                        const uint32_t *weights, size_t n, xds_bytes *out, char *err,
+                        size_t err_len) {
   if (out == NULL) return xds_fail(err, err_len, "out is NULL");
   if (check_name("cluster name", cluster_name, err, err_len) != 0) return -1;
   if (n > 0 && addresses == NULL) return xds_fail(err, err_len, "addresses is NULL");
@@ -228,6 +229,7 @@ int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, 
     Envoy__Config__Core__V3__Address address;
     Envoy__Config__Endpoint__V3__Endpoint endpoint;
     Envoy__Config__Endpoint__V3__LbEndpoint lb;
+    Google__Protobuf__UInt32Value weight;
   } one;
   one *all = n > 0 ? calloc(n, sizeof *all) : NULL;
   Envoy__Config__Endpoint__V3__LbEndpoint **lbs = n > 0 ? calloc(n, sizeof *lbs) : NULL;
@@ -261,6 +263,12 @@ int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, 
     e->lb = lb;
     e->lb.host_identifier_case = ENVOY__CONFIG__ENDPOINT__V3__LB_ENDPOINT__HOST_IDENTIFIER_ENDPOINT;
     e->lb.endpoint = &e->endpoint;
+    if (weights != NULL && weights[i] != 0) {
+      Google__Protobuf__UInt32Value weight = GOOGLE__PROTOBUF__UINT32_VALUE__INIT;
+      e->weight = weight;
+      e->weight.value = weights[i];
+      e->lb.load_balancing_weight = &e->weight;
+    }
     lbs[i] = &e->lb;
   }
   Envoy__Config__Core__V3__Locality locality = ENVOY__CONFIG__CORE__V3__LOCALITY__INIT;

@@ -53,9 +53,12 @@ int xds_cluster_bytes(const char *cluster_name, const char *policy_name,
                       const char *policy_json, xds_bytes *out, char *err, size_t err_len);
 
 /* A ClusterLoadAssignment: one locality (weight 1, priority 0) holding the
- * endpoints "host:port" ("[v6]:port" for IPv6), in the given order. */
-int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses, size_t n,
-                        xds_bytes *out, char *err, size_t err_len);
+ * endpoints "host:port" ("[v6]:port" for IPv6), in the given order. With
+ * `weights` (NULL: none), endpoint i carries load_balancing_weight
+ * weights[i]; 0 leaves its weight unset. */
+int xds_endpoints_bytes(const char *cluster_name, const char *const *addresses,
+                        const uint32_t *weights, size_t n, xds_bytes *out, char *err,
+                        size_t err_len);
 
 /* A DiscoveryResponse of `type_url` with the given serialized resources,
  * each wrapped in a google.protobuf.Any of that type. */

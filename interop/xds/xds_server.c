@@ -81,6 +81,7 @@ struct xds_server {
   char listener[NAME_LEN], route[NAME_LEN + 8], cluster[NAME_LEN], policy[NAME_LEN];
   char *policy_json;
   char **endpoints;
+  uint32_t *weights; /* n_endpoints EDS weights (0: unset), or NULL */
   size_t n_endpoints;
   xds_server_counts counts;
   uint64_t nacked[XDS_TYPE_COUNT];
@@ -91,6 +92,19 @@ static void free_endpoints(char **e, size_t n) {
   if (e == NULL) return;
   for (size_t i = 0; i < n; i++) free(e[i]);
   free(e);
+}
+
+/* A copy of n weights; NULL for none (and on failure, *failed set). */
+static uint32_t *copy_weights(const uint32_t *w, size_t n, int *failed) {
+  *failed = 0;
+  if (w == NULL || n == 0) return NULL;
+  uint32_t *out = malloc(n * sizeof *out);
+  if (out == NULL) {
+    *failed = 1;
+    return NULL;
+  }
+  memcpy(out, w, n * sizeof *out);
+  return out;
 }
 
 static char **copy_endpoints(const char *const *e, size_t n) {
@@ -134,8 +148,8 @@ static int build_resource(xds_server *s, const stream *st, xds_type t, xds_bytes
       break;
     case XDS_EDS:
       if (!has_name(st, t, s->cluster)) return 0;
-      rc = xds_endpoints_bytes(s->cluster, (const char *const *)s->endpoints, s->n_endpoints, out,
-                               err, sizeof err);
+      rc = xds_endpoints_bytes(s->cluster, (const char *const *)s->endpoints, s->weights,
+                               s->n_endpoints, out, err, sizeof err);
       break;
     default:
       return -1;
@@ -430,7 +444,7 @@ static void push(xds_server *s, xds_type t) {
 static int check_endpoints(const char *const *e, size_t n, char *err, size_t err_len) {
   if (n > 0 && e == NULL) return xds_fail(err, err_len, "endpoints: NULL with n=%zu", n);
   xds_bytes b = {0};
-  int rc = xds_endpoints_bytes("check", e, n, &b, err, err_len);
+  int rc = xds_endpoints_bytes("check", e, NULL, n, &b, err, err_len);
   xds_bytes_clear(&b);
   return rc;
 }
@@ -456,6 +470,7 @@ static void release(xds_server *s) {
   grpc_completion_queue_destroy(s->cq);
   free(s->policy_json);
   free_endpoints(s->endpoints, s->n_endpoints);
+  free(s->weights);
   pthread_cond_destroy(&s->cv);
   pthread_mutex_destroy(&s->mu);
   free(s);
@@ -480,9 +495,12 @@ int xds_server_start(const xds_server_options *o, xds_server **out, char *err, s
   s->policy_json = strdup(o->policy_json);
   s->endpoints = copy_endpoints(o->endpoints, o->n_endpoints);
   s->n_endpoints = o->n_endpoints;
-  if (s->policy_json == NULL || s->endpoints == NULL) {
+  int weights_failed = 0;
+  s->weights = copy_weights(o->endpoint_weights, o->n_endpoints, &weights_failed);
+  if (s->policy_json == NULL || s->endpoints == NULL || weights_failed) {
     free(s->policy_json);
     free_endpoints(s->endpoints, s->n_endpoints);
+    free(s->weights);
     free(s);
     return xds_fail(err, err_len, "xds_server_start: out of memory");
   }
@@ -534,13 +552,26 @@ int xds_server_port(const xds_server *s) { return s != NULL ? s->port : -1; }
 
 int xds_server_set_endpoints(xds_server *s, const char *const *endpoints, size_t n, char *err,
                              size_t err_len) {
+  return xds_server_set_weighted_endpoints(s, endpoints, NULL, n, err, err_len);
+}
+
+int xds_server_set_weighted_endpoints(xds_server *s, const char *const *endpoints,
+                                      const uint32_t *weights, size_t n, char *err,
+                                      size_t err_len) {
   if (s == NULL) return xds_fail(err, err_len, "xds_server_set_endpoints: server is NULL");
   if (check_endpoints(endpoints, n, err, err_len) != 0) return -1;
   char **copy = copy_endpoints(endpoints, n);
-  if (copy == NULL) return xds_fail(err, err_len, "xds_server_set_endpoints: out of memory");
+  int weights_failed = 0;
+  uint32_t *weights_copy = copy_weights(weights, n, &weights_failed);
+  if (copy == NULL || weights_failed) {
+    free_endpoints(copy, n);
+    return xds_fail(err, err_len, "xds_server_set_endpoints: out of memory");
+  }
   pthread_mutex_lock(&s->mu);
   free_endpoints(s->endpoints, s->n_endpoints);
+  free(s->weights);
   s->endpoints = copy;
+  s->weights = weights_copy;
   s->n_endpoints = n;
   push(s, XDS_EDS);
   pthread_mutex_unlock(&s->mu);

@@ -29,6 +29,8 @@ typedef struct xds_server_options {
   const char *policy_json;   /* its config: a JSON object, e.g. {"minAperture":3} */
   const char *const *endpoints; /* "host:port" each */
   size_t n_endpoints;
+  /* NULL, or n_endpoints EDS load_balancing_weights (0: unset) */
+  const uint32_t *endpoint_weights;
 } xds_server_options;
 
 typedef struct xds_server_counts {
@@ -52,6 +54,12 @@ int xds_server_port(const xds_server *s);
  * message in err (the old endpoints stay). */
 int xds_server_set_endpoints(xds_server *s, const char *const *endpoints, size_t n, char *err,
                              size_t err_len);
+
+/* As xds_server_set_endpoints, each endpoint with the EDS
+ * load_balancing_weight weights[i] (0: unset; NULL: none). */
+int xds_server_set_weighted_endpoints(xds_server *s, const char *const *endpoints,
+                                      const uint32_t *weights, size_t n, char *err,
+                                      size_t err_len);
 
 /* Replaces the policy's JSON config in the Cluster (CDS) and pushes it.
  * Returns 0, or -1 with a message in err (the old config stays). */

@@ -117,6 +117,8 @@ void ap_ring_state_clear(ap_ring_state *state) {
   free(state->mode);
   free(state->last_status);
   free(state->peer_target);
+  for (size_t i = 0; i < state->config_warning_count; i++) free(state->config_warnings[i]);
+  free(state->config_warnings);
   if (state->endpoints != NULL) {
     for (size_t i = 0; i < state->copied_endpoints; i++) free(state->endpoints[i].address);
     free(state->endpoints);

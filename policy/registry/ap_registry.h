@@ -125,6 +125,9 @@ typedef struct ap_ring_state {
                                  "orca"); "" when unknown */
   char peer_keys[8];          /* stable mode: "address" or "ordinal", how the
                                  plan keyed the peers; "" otherwise */
+  char **config_warnings;     /* owned array of owned strings: one per field
+                                 the config had and the policy ignored */
+  size_t config_warning_count;
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

@@ -39,6 +39,7 @@ static double r_widened(ring_t *g) { return g->widened; }
 static double r_draining(ring_t *g) { return g->draining; }
 static double r_endpoints(ring_t *g) { return g->endpoint_count; }
 static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
+static double r_config_warnings(ring_t *g) { return (double)g->n_config_warnings; }
 #define AP_RING_COUNTER(name, kind, metric, help, text) \
   static double r_##name(ring_t *g) { return (double)g->name; }
 #include "policy/registry/ap_ring_counters.def"
@@ -56,6 +57,8 @@ static const ring_family kRing[] = {
     {"aperture_draining", "gauge", "Removed endpoints still draining under removalGraceMs.", r_draining},
     {"aperture_endpoints", "gauge", "Endpoints on the ring.", r_endpoints},
     {"aperture_affinity_sessions", "gauge", "Sticky sessions in the session table.", r_sessions},
+    {"aperture_config_warnings", "gauge",
+     "Fields of the channel's config that were ignored (unknown or misspelt).", r_config_warnings},
 #define AP_RING_COUNTER(name, kind, metric, help, text) {metric, KIND_##kind, help, r_##name},
 #include "policy/registry/ap_ring_counters.def"
 #undef AP_RING_COUNTER
@@ -140,6 +143,17 @@ int ap_metrics_write(FILE *out, const Aperture__V1__GetRingStateResponse *r) {
     fputs(",pick_metric=", out);
     label_value(out, r->rings[i]->pick_metric);
     fputs("} 1\n", out);
+  }
+  header(out, "aperture_config_warning", "info",
+         "A field of the channel's config that was ignored, and the field it may be a misspelling of.");
+  for (size_t i = 0; i < r->n_rings; i++) {
+    for (size_t w = 0; w < r->rings[i]->n_config_warnings; w++) {
+      fputs("aperture_config_warning_info{target=", out);
+      label_value(out, r->rings[i]->target);
+      fputs(",warning=", out);
+      label_value(out, r->rings[i]->config_warnings[w]);
+      fputs("} 1\n", out);
+    }
   }
   for (size_t f = 0; f < sizeof kRing / sizeof kRing[0]; f++) {
     header(out, kRing[f].name, kRing[f].type, kRing[f].help);

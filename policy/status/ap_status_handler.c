@@ -125,6 +125,8 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
 #undef AP_RING_COUNTER
   r->peer_keys = (char *)s->peer_keys;
   r->last_status = str_or_empty(s->last_status);
+  r->n_config_warnings = s->config_warning_count;
+  r->config_warnings = s->config_warnings;
   r->affinity_sessions = s->affinity_sessions;
   r->endpoint_count = clamp_u32(s->endpoint_count);
   r->start_index = clamp_u32(first);

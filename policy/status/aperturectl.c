@@ -125,6 +125,12 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     json_ring_counters(g);
     printf(",\"last_status\":");
     json_string(g->last_status);
+    printf(",\"config_warnings\":[");
+    for (size_t w = 0; w < g->n_config_warnings; w++) {
+      if (w > 0) putchar(',');
+      json_string(g->config_warnings[w]);
+    }
+    putchar(']');
     printf(",\"affinity_sessions\":%llu", (unsigned long long)g->affinity_sessions);
     printf(",\"endpoint_count\":%u,\"start_index\":%u,\"truncated\":%s,\"next_start_index\":%u",
            g->endpoint_count, g->start_index, g->truncated ? "true" : "false",
@@ -232,6 +238,11 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
       printf("  stable peer_keys %s\n", keys);
     }
     printf("  last_status %s\n", status[0] ? status : "-");
+    for (size_t w = 0; w < g->n_config_warnings; w++) {
+      char warning[1024];
+      ap_escape_for_terminal(g->config_warnings[w], warning, sizeof warning);
+      printf("  config_warning %s\n", warning);
+    }
     if (g->affinity_sessions > 0)
       printf("  affinity_sessions %llu\n", (unsigned long long)g->affinity_sessions);
     if (g->n_endpoints > 0)

@@ -4,9 +4,13 @@
 // generic stub. Under LD_PRELOAD=libaperture.so the config's "aperture"
 // resolves to the preloaded policy.
 //
-//   cpp_client TARGET SERVICE_CONFIG_JSON CALLS
+//   cpp_client TARGET SERVICE_CONFIG_JSON CALLS [--wait-ready]
+// With --wait-ready it first waits for READY with
+// grpc::Channel::WaitForConnected (5 s), the usual start-up idiom, and
+// prints `ready_ms=X` (from the channel's creation) or `ready=timeout`.
 // Prints `calls ok=N failed=M peers HOST=COUNT ...` (HOST from the
-// server's `hostname` initial metadata); exits 0 when no call failed.
+// server's `hostname` initial metadata); exits 0 when no call failed (and
+// READY was reached when waited for).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,15 +22,27 @@
 #include <grpcpp/grpcpp.h>
 
 int main(int argc, char **argv) {
-  if (argc != 4 || atoi(argv[3]) <= 0) {
-    fprintf(stderr, "usage: cpp_client TARGET SERVICE_CONFIG_JSON CALLS\n");
+  const bool wait_ready = argc == 5 && std::string(argv[4]) == "--wait-ready";
+  if ((argc != 4 && !wait_ready) || atoi(argv[3]) <= 0) {
+    fprintf(stderr, "usage: cpp_client TARGET SERVICE_CONFIG_JSON CALLS [--wait-ready]\n");
     return 2;
   }
   grpc::ChannelArguments args;
   args.SetServiceConfigJSON(argv[2]);
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<grpc::Channel> channel =
       grpc::CreateCustomChannel(argv[1], grpc::InsecureChannelCredentials(), args);
+  bool ready = true;
+  if (wait_ready) {
+    ready = channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    if (ready) {
+      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+      printf("ready_ms=%.3f\n", took.count());
+    } else {
+      printf("ready=timeout\n");
+    }
+  }
   grpc::GenericStub stub(channel);
   grpc::CompletionQueue cq;
   std::map<std::string, long> peers;
@@ -60,5 +76,5 @@ int main(int argc, char **argv) {
   bool done;
   while (cq.Next(&tag, &done)) {
   }
-  return failed == 0 ? 0 : 1;
+  return failed == 0 && ready ? 0 : 1;
 }

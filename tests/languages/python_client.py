@@ -14,16 +14,22 @@ LD_PRELOAD=libaperture.so and the coordinate from the environment); with
                           aperture.status()               (implies --import)
     --api-errors          print the ApertureError of bad set_coordinate() calls
     --register-late       create a channel and call first, then register()
+    --wait-ready          first wait for READY with
+                          grpc.channel_ready_future(channel).result(timeout=5)
+                          and print ready_ms=X (from the channel's creation)
+                          or ready=timeout (not with --aio)
 
 Prints `calls ok=N failed=M peers HOST=COUNT ...` (HOST from the server's
 `hostname` initial metadata), `first_error=CODE: DETAILS` when a call
 failed, and one `KEY=VALUE` line per option (library, status JSON,
-api_error, register_error). Exit status: 0 when no call failed, 1
-otherwise, 2 on bad usage.
+api_error, register_error, ready_ms or ready). Exit status: 0 when no call
+failed (and READY was reached when waited for), 1 otherwise, 2 on bad
+usage.
 """
 
 import json
 import sys
+import time
 
 import grpc
 
@@ -40,7 +46,7 @@ def parse(argv):
         usage()
     opts = {"target": argv[0], "config": argv[1], "import": False,
             "coordinate": None, "status": False, "api_errors": False,
-            "register_late": False, "aio": False}
+            "register_late": False, "aio": False, "wait_ready": False}
     try:
         opts["calls"] = int(argv[2])
     except ValueError:
@@ -61,9 +67,11 @@ def parse(argv):
             opts["api_errors"] = opts["import"] = True
         elif flag == "--register-late":
             opts["register_late"] = opts["import"] = True
+        elif flag == "--wait-ready":
+            opts["wait_ready"] = True
         else:
             usage()
-    if opts["aio"] and (opts["status"] or opts["register_late"]):
+    if opts["aio"] and (opts["status"] or opts["register_late"] or opts["wait_ready"]):
         usage()
     return opts
 
@@ -109,6 +117,17 @@ def run_calls_aio(target, options, calls):
         return ok, failed, peers, first_error
 
     return asyncio.run(run())
+
+
+def wait_ready(channel, start):
+    """The usual start-up check: True once the channel is READY."""
+    try:
+        grpc.channel_ready_future(channel).result(timeout=5)
+    except grpc.FutureTimeoutError:
+        report("ready", "timeout")
+        return False
+    report("ready_ms", "%.3f" % ((time.monotonic() - start) * 1e3))
+    return True
 
 
 def plain(message):
@@ -162,11 +181,15 @@ def main(argv):
             except aperture.ApertureError as e:
                 report("api_error", "%s %s" % (e.code_name, e))
     options = [("grpc.service_config", opts["config"])]
+    not_ready = False
     status_server = aperture.start_status_server() if opts["status"] else None
     if opts["aio"]:
         ok, failed, peers, first_error = run_calls_aio(opts["target"], options, opts["calls"])
     else:
+        start = time.monotonic()
         with grpc.insecure_channel(opts["target"], options=options) as channel:
+            if opts["wait_ready"] and not wait_ready(channel, start):
+                not_ready = True
             ok, failed, peers, first_error = run_calls(channel, opts["calls"])
             after_calls(opts, aperture, status_server)  # while the channel lives
     if status_server is not None:
@@ -176,7 +199,7 @@ def main(argv):
     if first_error is not None:
         report("first_error", first_error)
     sys.stdout.flush()
-    return 0 if failed == 0 else 1
+    return 0 if failed == 0 and not not_ready else 1
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include "policy/core/pick/ap_pick.h"
 #include "policy/core/ring/ap_ring.h"
 #include "policy/lb/config/config.h"
+#include "policy/lb/config/unknown_fields.h"
 #include "src/core/lib/json/json.h"
 
 extern "C" {
@@ -118,6 +119,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   CheckAccepted(*settings);
+  // Ignored names: a bounded list of printable warnings.
+  FUZZ_CHECK(settings->config_warnings.size() <= aperture_lb::kMaxConfigWarnings + 1,
+             "%zu warnings", settings->config_warnings.size());
+  for (const std::string& w : settings->config_warnings) {
+    for (char c : w) FUZZ_CHECK(c >= 0x20 && c < 0x7f, "unprintable warning byte %d", c);
+  }
   auto again = aperture_lb::ParseApertureSettings(*json);
   FUZZ_CHECK(again.ok() && again->weights == settings->weights, "second parse differs");
   return 0;

@@ -256,13 +256,23 @@ TestChannel::TestChannel(const std::string& name,
 
 namespace {
 
-grpc_core::Resolver::Result ResultOf(const std::vector<std::string>& addresses,
-                                     const std::string& service_config) {
+grpc_core::Resolver::Result ResultOf(
+    const std::vector<std::pair<std::string, uint32_t>>& addresses,
+    const std::string& service_config) {
   grpc_core::ServerAddressList list;
-  for (const std::string& a : addresses) {
-    auto sockaddr = grpc_core::StringToSockaddr(a);
+  for (const auto& a : addresses) {
+    auto sockaddr = grpc_core::StringToSockaddr(a.first);
     if (!sockaddr.ok()) abort();
-    list.emplace_back(*sockaddr, grpc_core::ChannelArgs());
+    std::map<const char*,
+             std::unique_ptr<grpc_core::ServerAddress::AttributeInterface>>
+        attributes;
+    if (a.second != 0) {
+      attributes[grpc_core::ServerAddressWeightAttribute::
+                     kServerAddressWeightAttributeKey] =
+          std::make_unique<grpc_core::ServerAddressWeightAttribute>(a.second);
+    }
+    list.emplace_back(*sockaddr, grpc_core::ChannelArgs(),
+                      std::move(attributes));
   }
   grpc_core::Resolver::Result result;
   result.addresses = std::move(list);
@@ -273,12 +283,25 @@ grpc_core::Resolver::Result ResultOf(const std::vector<std::string>& addresses,
   return result;
 }
 
+grpc_core::Resolver::Result ResultOf(const std::vector<std::string>& addresses,
+                                     const std::string& service_config) {
+  std::vector<std::pair<std::string, uint32_t>> unweighted;
+  for (const std::string& a : addresses) unweighted.emplace_back(a, 0);
+  return ResultOf(unweighted, service_config);
+}
+
 }  // namespace
 
 void TestChannel::SetAddresses(const std::vector<std::string>& addresses,
                                const std::string& service_config) {
   grpc_core::ExecCtx exec_ctx;
   generator_->SetResponse(ResultOf(addresses, service_config));
+}
+
+void TestChannel::SetWeightedAddresses(
+    const std::vector<std::pair<std::string, uint32_t>>& addresses) {
+  grpc_core::ExecCtx exec_ctx;
+  generator_->SetResponse(ResultOf(addresses, ""));
 }
 
 void TestChannel::SetReresolutionAddresses(
@@ -427,6 +450,8 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->subchannels_destroyed = s.subchannels_destroyed;
     out->widenings = s.widenings;
     out->affinity_sessions = s.affinity_sessions;
+    out->config_warnings.assign(s.config_warnings,
+                                s.config_warnings + s.config_warning_count);
     out->endpoints.clear();
     for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];
@@ -437,7 +462,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
                                 ap_health_state_name(static_cast<ap_health_state>(e.health)),
                                 e.ejections, e.utilization, e.latency_ewma_ms,
                                 e.ejection_reason ? e.ejection_reason : "none",
-                                e.stuck_after_ms});
+                                e.stuck_after_ms, e.endpoint_weight});
     }
   }
   ap_ring_states_free(states, count);

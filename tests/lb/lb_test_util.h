@@ -88,6 +88,10 @@ class TestChannel {
   // it, as DNS TXT records or xDS would.
   void SetAddresses(const std::vector<std::string>& addresses,
                     const std::string& service_config = "");
+  // A resolver result whose addresses carry the weight attribute gRPC's
+  // xDS attaches from EDS (0: no attribute), as an xDS resolver would.
+  void SetWeightedAddresses(
+      const std::vector<std::pair<std::string, uint32_t>>& addresses);
   // What the resolver answers from now on when the policy asks it again
   // (RequestReresolution); nothing is sent until it asks.
   void SetReresolutionAddresses(const std::vector<std::string>& addresses);
@@ -133,6 +137,7 @@ struct EndpointView {
   double utilization, latency_ewma_ms;  // -1: none (ap_registry.h)
   std::string ejection_reason;          // ap_health_ejection_reason()
   uint32_t stuck_after_ms;
+  double endpoint_weight;  // its weight on the ring
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;
@@ -145,6 +150,7 @@ struct StateView {
   // Ring snapshots computed (changed or not); stable peer keying.
   uint64_t snapshot_builds;
   std::string peer_keys;
+  std::vector<std::string> config_warnings;  // ignored config fields
   // Peer discovery: watched target, peer list fingerprint, changes.
   std::string peer_target, peer_fingerprint;
   uint64_t coordinate_changes;

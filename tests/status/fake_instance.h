@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "policy/registry/ap_registry.h"
@@ -54,6 +55,12 @@ class RegisteredInstance {
     pick_metric_ = metric;
   }
 
+  // Reports config warnings (the fields its config had and ignored).
+  void SetConfigWarnings(const std::vector<std::string> &warnings) {
+    std::lock_guard<std::mutex> lock(mu_);
+    config_warnings_ = warnings;
+  }
+
   static std::string Address(size_t i) {
     char buf[48];
     snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
@@ -77,6 +84,14 @@ class RegisteredInstance {
     snprintf(out->peer_keys, sizeof out->peer_keys, "%s", self->peer_keys_.c_str());
     out->snapshot_builds = 17;
     out->last_status = strdup("");
+    if (!self->config_warnings_.empty()) {
+      out->config_warnings =
+          static_cast<char **>(calloc(self->config_warnings_.size(), sizeof(char *)));
+      if (out->config_warnings == nullptr) return AP_ENOMEM;
+      for (const std::string &w : self->config_warnings_) {
+        out->config_warnings[out->config_warning_count++] = strdup(w.c_str());
+      }
+    }
     out->peer_index = 2;
     out->peer_count = 5;
     out->offset = 0.4;
@@ -133,6 +148,7 @@ class RegisteredInstance {
   std::string peer_target_, peer_fingerprint_;
   uint64_t coordinate_changes_ = 0;
   std::string peer_keys_;
+  std::vector<std::string> config_warnings_;
   ap_registry_entry *entry_ = nullptr;
 };
 

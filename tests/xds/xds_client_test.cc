@@ -4,7 +4,9 @@
 // server (//interop/xds), which serves Listener -> RouteConfiguration ->
 // Cluster (load_balancing_policy: aperture as a TypedStruct) ->
 // ClusterLoadAssignment over ADS. EDS changes move the ring; CDS changes
-// move the config; the client's status server shows both.
+// move the config; EDS endpoint weights shape the ring; the client's status
+// server shows all three.
+#include <math.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,9 +38,10 @@ int PortOf(const std::string &address) {
 // What the client's status server says about its one aperture ring.
 struct Ring {
   bool ok = false;
-  std::string mode;
+  std::string mode, fingerprint;
   uint32_t min_aperture = 0, physical = 0, endpoint_count = 0;
   std::set<int> endpoints, members;  // ports
+  std::map<int, double> weights;     // port -> endpoint_weight
 };
 
 Ring GetRing(const std::string &status_addr) {
@@ -57,9 +60,11 @@ Ring GetRing(const std::string &status_addr) {
       out.min_aperture = ring->min_aperture;
       out.physical = ring->physical_aperture;
       out.endpoint_count = ring->endpoint_count;
+      out.fingerprint = ring->fingerprint;
       for (size_t e = 0; e < ring->n_endpoints; e++) {
         int port = PortOf(ring->endpoints[e]->address);
         out.endpoints.insert(port);
+        out.weights[port] = ring->endpoints[e]->endpoint_weight;
         if (ring->endpoints[e]->in_aperture) out.members.insert(port);
       }
     }
@@ -80,9 +85,10 @@ Ring WaitForEndpoints(const std::string &status_addr, const std::set<int> &ports
   return ring;
 }
 
-// Hostnames ("s<i>") of the servers that the client's next `n` calls reached.
-std::set<std::string> PeersOfNextCalls(const std::string &stats_addr, int n, int *failures) {
-  std::set<std::string> peers;
+// Calls per hostname ("s<i>") among the client's next `n` calls.
+std::map<std::string, long> CallsOfNextCalls(const std::string &stats_addr, int n,
+                                             int *failures) {
+  std::map<std::string, long> peers;
   grpc_channel *ch = io_unary_channel_create(("ipv4:" + stats_addr).c_str(), nullptr);
   Grpc__Testing__LoadBalancerStatsRequest req = GRPC__TESTING__LOAD_BALANCER_STATS_REQUEST__INIT;
   req.num_rpcs = n;
@@ -95,11 +101,19 @@ std::set<std::string> PeersOfNextCalls(const std::string &stats_addr, int n, int
     auto *stats = reinterpret_cast<Grpc__Testing__LoadBalancerStatsResponse *>(r.response);
     if (r.code == GRPC_STATUS_OK && stats != nullptr) {
       *failures = stats->num_failures;
-      for (size_t i = 0; i < stats->n_rpcs_by_peer; i++) peers.insert(stats->rpcs_by_peer[i]->key);
+      for (size_t i = 0; i < stats->n_rpcs_by_peer; i++)
+        peers[stats->rpcs_by_peer[i]->key] += stats->rpcs_by_peer[i]->value;
     }
     io_unary_result_free(&r);
   }
   grpc_channel_destroy(ch);
+  return peers;
+}
+
+// Hostnames ("s<i>") of the servers that the client's next `n` calls reached.
+std::set<std::string> PeersOfNextCalls(const std::string &stats_addr, int n, int *failures) {
+  std::set<std::string> peers;
+  for (const auto &kv : CallsOfNextCalls(stats_addr, n, failures)) peers.insert(kv.first);
   return peers;
 }
 
@@ -110,12 +124,15 @@ class XdsClientTest : public ::testing::Test {
 
   void TearDown() override {
     client_.reset();
+    second_.reset();
     xds_server_stop(xds_);
     xds_ = nullptr;
   }
 
-  // Starts the management server with servers [first, last) and `policy`.
-  void StartXds(const ServerSet &servers, int first, int last, const std::string &policy) {
+  // Starts the management server with servers [first, last) and `policy`;
+  // with `weights`, server i's EDS load_balancing_weight is weights[i - first].
+  void StartXds(const ServerSet &servers, int first, int last, const std::string &policy,
+                const std::vector<uint32_t> &weights = {}) {
     std::vector<std::string> addrs;
     for (int i = first; i < last; i++) addrs.push_back(servers.Address(i));
     std::vector<const char *> ptrs;
@@ -127,6 +144,7 @@ class XdsClientTest : public ::testing::Test {
     o.policy_json = policy.c_str();
     o.endpoints = ptrs.data();
     o.n_endpoints = ptrs.size();
+    o.endpoint_weights = weights.empty() ? nullptr : weights.data();
     char err[256] = "";
     ASSERT_EQ(0, xds_server_start(&o, &xds_, err, sizeof err)) << err;
   }
@@ -144,25 +162,36 @@ class XdsClientTest : public ::testing::Test {
   // The interop client on xds:///aperture-xds, peer 0 of 2, about 100
   // calls/s for at most 60 s; the bootstrap comes from the environment.
   void StartClient(const ServerSet &servers) {
+    client_ = StartPeer(servers, 0, 100, &stats_addr_, &status_addr_);
+  }
+
+  // Peer `index` of 2 on xds:///aperture-xds at `rate` calls/s, with its
+  // stats and status addresses.
+  std::unique_ptr<Child> StartPeer(const ServerSet &servers, int index, int rate,
+                                   std::string *stats_addr, std::string *status_addr) {
     std::string bootstrap =
         "{\"xds_servers\":[{\"server_uri\":\"127.0.0.1:" + std::to_string(xds_server_port(xds_)) +
         "\",\"channel_creds\":[{\"type\":\"insecure\"}],\"server_features\":[\"xds_v3\"]}],"
-        "\"node\":{\"id\":\"aperture-client-0\",\"cluster\":\"aperture-test\"}}";
+        "\"node\":{\"id\":\"aperture-client-" + std::to_string(index) +
+        "\",\"cluster\":\"aperture-test\"}}";
     setenv("GRPC_XDS_BOOTSTRAP_CONFIG", bootstrap.c_str(), 1);
     setenv("GRPC_EXPERIMENTAL_XDS_CUSTOM_LB_CONFIG", "true", 1);
-    client_ = std::make_unique<Child>(
+    const std::string name = index == 0 ? "" : std::to_string(index);
+    auto child = std::make_unique<Child>(
         InteropBinary("client"),
         std::vector<std::string>{"--target", std::string("xds:///") + kListener, "--peer-index",
-                                 "0", "--peer-count", "2", "--calls", "0", "--rate", "100",
-                                 "--duration-s", "60", "--stats-port", "0", "--status-port", "0",
-                                 "--summary-file", servers.dir() + "/summary.json"},
-        servers.dir() + "/client.log");
+                                 std::to_string(index), "--peer-count", "2", "--calls", "0",
+                                 "--rate", std::to_string(rate), "--duration-s", "60",
+                                 "--stats-port", "0", "--status-port", "0", "--summary-file",
+                                 servers.dir() + "/summary" + name + ".json"},
+        servers.dir() + "/client" + name + ".log");
     unsetenv("GRPC_XDS_BOOTSTRAP_CONFIG");
     unsetenv("GRPC_EXPERIMENTAL_XDS_CUSTOM_LB_CONFIG");
-    stats_addr_ = client_->WaitLine("stats listening ");
-    status_addr_ = client_->WaitLine("status listening ");
-    ASSERT_FALSE(stats_addr_.empty());
-    ASSERT_FALSE(status_addr_.empty());
+    *stats_addr = child->WaitLine("stats listening ");
+    *status_addr = child->WaitLine("status listening ");
+    EXPECT_FALSE(stats_addr->empty());
+    EXPECT_FALSE(status_addr->empty());
+    return child;
   }
 
   // Waits until each server's open connections are 1 for members, 0 else.
@@ -207,7 +236,7 @@ class XdsClientTest : public ::testing::Test {
   }
 
   xds_server *xds_ = nullptr;
-  std::unique_ptr<Child> client_;
+  std::unique_ptr<Child> client_, second_;
   std::string stats_addr_, status_addr_;
 };
 
@@ -313,6 +342,57 @@ TEST_F(XdsClientTest, CdsConfigChangesApplyAndABadConfigIsRejectedNamingTheField
   EXPECT_EQ("mesh", ring.mode);
   ExpectCallsOnlyToMembers(servers, ring.members);
   ExpectNoFailedCalls(servers);
+}
+
+// EDS gives the 4 endpoints unequal load_balancing_weights (1, 2, 3, 4):
+// both peers of a fleet of 2 show each endpoint with its EDS weight and the
+// same fingerprint, and the calls of the two together reach each server in
+// proportion to its weight (each client's window covers half of the ring,
+// the arcs are the weights' shares, and the two windows tile it).
+TEST_F(XdsClientTest, EdsWeightsShapeTheRingAndTheShareOfCalls) {
+  const std::vector<uint32_t> weights = {1, 2, 3, 4};
+  ServerSet servers(4, {}, "xds_weights");
+  StartXds(servers, 0, 4, "{\"mode\":\"continuous\",\"minAperture\":2}", weights);
+  std::string stats[2], status[2];
+  client_ = StartPeer(servers, 0, 300, &stats[0], &status[0]);
+  second_ = StartPeer(servers, 1, 300, &stats[1], &status[1]);
+  ASSERT_FALSE(stats[1].empty());
+  std::set<int> all = Ports(servers, {0, 1, 2, 3});
+  Ring rings[2];
+  for (int k = 0; k < 2; k++) {
+    rings[k] = WaitForEndpoints(status[k], all);
+    ASSERT_EQ(all, rings[k].endpoints) << "peer " << k;
+    for (int i = 0; i < servers.size(); i++) {
+      EXPECT_EQ(static_cast<double>(weights[i]), rings[k].weights[servers.port(i)])
+          << "peer " << k << " server s" << i;
+    }
+  }
+  EXPECT_EQ(rings[0].fingerprint, rings[1].fingerprint);
+
+  // The next 1000 calls of each peer, added up per server.
+  const int kCalls = 1000;
+  std::map<std::string, long> total;
+  for (int k = 0; k < 2; k++) {
+    int failures = -1;
+    for (const auto &kv : CallsOfNextCalls(stats[k], kCalls, &failures)) total[kv.first] += kv.second;
+    EXPECT_EQ(0, failures) << "peer " << k;
+  }
+  const double n = 2 * kCalls, sum = 1 + 2 + 3 + 4;
+  for (int i = 0; i < servers.size(); i++) {
+    // Each client's calls are multinomial over its members; the sum's
+    // variance is at most the binomial one at the mean share. 6 standard
+    // deviations plus 10.
+    const double p = weights[i] / sum;
+    const double tolerance = 6 * sqrt(n * p * (1 - p)) + 10;
+    EXPECT_NEAR(static_cast<double>(total[servers.hostname(i)]), n * p, tolerance)
+        << "server s" << i << " EDS weight " << weights[i];
+  }
+  // Unweighted, each would get a quarter: the heaviest gets about 4 times
+  // the lightest.
+  EXPECT_GT(total[servers.hostname(3)], 2 * total[servers.hostname(0)]);
+  xds_server_counts counts;
+  xds_server_get_counts(xds_, &counts);
+  EXPECT_EQ(0u, counts.nacks[XDS_CDS] + counts.nacks[XDS_EDS]);
 }
 
 }  // namespace

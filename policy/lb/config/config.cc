@@ -21,7 +21,7 @@ absl::StatusOr<ApertureSettings> ParseApertureSettings(
     return errors.ToStatus();
   }
   const grpc_core::Json::Object& object = json.object_value();
-  ReportUnknownFields(object, &errors);
+  s.config_warnings = UnknownFieldWarnings(object);
   const FieldsRead read = ReadConfigFields(object, &s, &errors);
   CheckCrossFieldRules(read, &s, &errors);
   if (!errors.empty()) return errors.ToStatus();

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -55,7 +56,14 @@ struct ApertureSettings {
   // back to calls in flight without data (ap_load.h).
   ap_pick_metric pick_metric = AP_PICK_OUTSTANDING;
   std::map<std::string, double> weights;  // "host:port" -> weight > 0
-  bool eager_connect = false;
+  // Connect the aperture as soon as a new policy has its first addresses,
+  // as round_robin and pick_first do, so that a wait for READY
+  // (channel_ready_future, WaitForConnected, one connect request and
+  // watches) returns. false: a new policy stays IDLE until the channel's
+  // first call or a connect request made after the policy exists, and such
+  // waits do not return; for processes that create many channels, use few
+  // and never wait (docs/design.md, "When the policy connects").
+  bool eager_connect = true;
   bool has_min_ready = false;  // default: the logical aperture
   uint32_t min_ready = 0;
   bool has_random_seed = false;  // default: one random seed per process
@@ -96,6 +104,11 @@ struct ApertureSettings {
   // back within about this much of healing. A dead address is retried this
   // often by each client whose aperture holds it. 0: the channel's settings.
   uint32_t reconnect_backoff_max_ms = kDefaultReconnectBackoffMaxMs;
+  // Names the config had that are not fields, ignored: one warning each
+  // (unknown_fields.h), logged by the policy once per config and shown in
+  // the status (RingState.config_warnings). Not a setting: nothing reads
+  // it but the log and the status.
+  std::vector<std::string> config_warnings;
 
   static ap_health_config DefaultHealthConfig() {
     ap_health_config c;
@@ -109,11 +122,11 @@ inline StaticCoordinate ConfigCoordinate(const ApertureSettings& s) {
   return StaticCoordinate{s.has_coordinate, s.peer_index, s.peer_count};
 }
 
-// Validates `json` (the value of the "aperture" key): the names the
-// config does not have (an error each, with the closest field when it
-// looks like a typo: unknown_fields.h), every field through its table
-// entry (field_reader.h), then the rules between fields (config_rules.h).
-// On error the status message names every bad field, e.g.
+// Validates `json` (the value of the "aperture" key): every field through
+// its table entry (field_reader.h), then the rules between fields
+// (config_rules.h). Names the config does not have are ignored, each with
+// a warning in config_warnings (unknown_fields.h). On error the status
+// message names every bad field, e.g.
 //   errors validating aperture LB policy config: [field:minAperture error:...]
 absl::StatusOr<ApertureSettings> ParseApertureSettings(
     const grpc_core::Json& json);

@@ -18,11 +18,6 @@ void ConfigErrors::Add(absl::string_view field, absl::string_view message) {
   entries_.push_back({rank, absl::StrCat("field:", field, " error:", message)});
 }
 
-void ConfigErrors::AddUnknown(absl::string_view name,
-                              absl::string_view message) {
-  entries_.push_back({0, absl::StrCat("field:", name, " error:", message)});
-}
-
 void ConfigErrors::AddAfterFields(absl::string_view field,
                                   absl::string_view message) {
   entries_.push_back({1 + ConfigFields().size(),

@@ -1,8 +1,8 @@
 // The aperture config's errors in gRPC's format ("field:X error:Y"), listed
-// in an order that does not depend on when each check ran: unknown fields
-// first, then each field's errors in the field table's order
-// (config_fields.h: its reader's, then those of the rules that name it),
-// then the checks over the whole config.
+// in an order that does not depend on when each check ran: each field's
+// errors in the field table's order (config_fields.h: its reader's, then
+// those of the rules that name it), then the checks over the whole config.
+// (Names that are not fields are warnings, not errors: unknown_fields.h.)
 #ifndef APERTURE_LB_CONFIG_CONFIG_ERRORS_H
 #define APERTURE_LB_CONFIG_CONFIG_ERRORS_H
 
@@ -21,8 +21,6 @@ class ConfigErrors {
   // An error of `field`: a field of the table, or an entry of one (listed
   // with it: "weights[\"10.0.0.1:80\"]" with weights).
   void Add(absl::string_view field, absl::string_view message);
-  // An error of a name the config does not have, listed first.
-  void AddUnknown(absl::string_view name, absl::string_view message);
   // An error of a check over the whole config, listed after every field's.
   void AddAfterFields(absl::string_view field, absl::string_view message);
 
@@ -34,7 +32,8 @@ class ConfigErrors {
 
  private:
   struct Entry {
-    size_t rank;  // where it is listed: 0 unknown, 1 + table index, last
+    size_t rank;  // where it is listed: 0 a name outside the table (the
+                  // object itself), 1 + table index, then the last
     std::string text;
   };
   std::vector<Entry> entries_;

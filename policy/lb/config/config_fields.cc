@@ -250,7 +250,7 @@ constexpr ConfigField kFields[] = {
      "how often peerTarget is resolved again"},
     {"eagerConnect", Boolean(), FIELD_NUMBER(eager_connect), nullptr,
      O::kSubchannels, R::kNone,
-     "connect to every member at once, not on the first call"},
+     "connect on the first addresses (false: on the first call)"},
     {"weights", Object(ReadWeights, " (address -> positive number)"),
      FIELD_NOT_A_NUMBER, "1 each", O::kRing, R::kMembers,
      "\"host:port\" -> weight, scaling the endpoint's arc"},

@@ -224,6 +224,18 @@ absl::StatusOr<std::string> AddressText(
   return grpc_sockaddr_to_string(&address.address(), false);
 }
 
+// ---- Address attributes ------------------------------------------------
+
+absl::optional<uint32_t> ResolverWeight(
+    const grpc_core::ServerAddress& address) {
+  const auto* weight =
+      static_cast<const grpc_core::ServerAddressWeightAttribute*>(
+          address.GetAttribute(grpc_core::ServerAddressWeightAttribute::
+                                   kServerAddressWeightAttributeKey));
+  if (weight == nullptr) return absl::nullopt;
+  return weight->weight();
+}
+
 // ---- Names kept in internal headers ---------------------------------------
 
 const char* StateText(grpc_connectivity_state state) {

@@ -84,6 +84,11 @@
 //    (src/core/lib/transport/connectivity_state.h) and GRPC_ARG_SERVER_URI,
 //    the channel arg that carries the target (client_channel.h). Check that
 //    both still exist under these names.
+// 7. Address attributes: the weight a resolver attaches to an address
+//    (ServerAddressWeightAttribute in server_address.h, which 1.51's xDS
+//    sets from EDS and its ring_hash reads). Newer gRPC moves it to a
+//    channel arg of the endpoint (GRPC_ARG_ADDRESS_WEIGHT): only
+//    ResolverWeight changes.
 #ifndef APERTURE_LB_GRPC_SEAM_GRPC_SEAM_H
 #define APERTURE_LB_GRPC_SEAM_GRPC_SEAM_H
 
@@ -272,6 +277,14 @@ class TargetResolver {
 // "host:port" (IPv6 as "[addr]:port") of a resolved address, as gRPC prints
 // it; an error for an address family it cannot print.
 absl::StatusOr<std::string> AddressText(
+    const grpc_core::ServerAddress& address);
+
+// ---- Address attributes (item 7) -----------------------------------------
+
+// The weight the resolver gave `address` (under xDS: the EDS endpoint's
+// load_balancing_weight times its locality's weight, as gRPC 1.51's
+// xds_cluster_resolver computes it); nullopt when it gave none.
+absl::optional<uint32_t> ResolverWeight(
     const grpc_core::ServerAddress& address);
 
 // ---- Names kept in internal headers (item 6) -------------------------------

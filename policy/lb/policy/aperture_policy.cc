@@ -25,6 +25,7 @@
 #include "policy/lb/endpoints/endpoint.h"
 #include "policy/lb/grpc_seam/grpc_seam.h"
 #include "policy/lb/picker/picker.h"
+#include "policy/lb/ring/endpoint_weights.h"
 #include "policy/lb/ring/membership.h"
 #include "policy/lb/ring/ring_snapshot.h"
 #include "policy/lb/state/published_state.h"
@@ -101,6 +102,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   uint64_t ring_key_ = 0;  // ring_->key() of the last build: detects rebuilds
   Coordinate coordinate_;
   std::string last_status_;
+  std::vector<std::string> logged_warnings_;  // of the config last applied
   AffinityState affinity_;  // request affinity (affinity/affinity_router.h)
   grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
@@ -110,7 +112,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   Membership membership_;
   grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
   PeriodicTimer reresolution_timer_;  // reresolutionIntervalMs
-  bool active_ = false;      // connections requested
+  // Connections requested: from the first update (eagerConnect, the
+  // default), else from the first ExitIdleLocked(); never undone.
+  bool active_ = false;
   bool ever_ready_ = false;  // a READY picker was published
   bool syncing_ = false;
   bool shutdown_ = false;
@@ -197,6 +201,15 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   config_.reset(static_cast<ApertureLbConfig*>(args.config.release()));
   args_ = std::move(args.args);
   const ApertureSettings& settings = config_->settings();
+  // Ignored config fields: logged once per config (not at every
+  // re-resolution), at ERROR so that they show without a trace flag.
+  if (settings.config_warnings != logged_warnings_) {
+    for (const std::string& warning : settings.config_warnings) {
+      gpr_log(GPR_ERROR, "[aperture %p] config of %s: %s", this,
+              target_.c_str(), warning.c_str());
+    }
+    logged_warnings_ = settings.config_warnings;
+  }
   if (settings.eager_connect) active_ = true;
   affinity_.Configure(settings.affinity);
   peers_->ConfigureLocked(settings.peers, settings.has_coordinate,
@@ -241,11 +254,9 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
     return EnterTransientFailureLocked(
         absl::UnavailableError(configured.message()), true);
   }
-  std::vector<double> offered_weights(names.size(), 1.0);
-  for (size_t i = 0; i < names.size(); ++i) {
-    auto w = settings.weights.find(names[i]);
-    if (w != settings.weights.end()) offered_weights[i] = w->second;
-  }
+  // The config's weights, else the resolver's (EDS), else 1.
+  std::vector<double> offered_weights =
+      EndpointWeights(names, found, settings.weights);
   auto changes =
       membership_.Offer(names, found, offered_weights, MonotonicNowMs());
   if (!changes.ok()) {

@@ -49,6 +49,7 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
     state->mode = ap_mode_name(view.settings->mode);
     state->min_aperture = view.settings->min_aperture;
     state->pick_metric = view.settings->pick_metric;
+    state->config_warnings = view.settings->config_warnings;
   }
   const RingSnapshot* ring = view.ring.get();
   const ap_aperture* members = view.members;

@@ -47,6 +47,7 @@ struct PublishedState {
   uint32_t draining = 0;
   std::string fingerprint;
   std::string last_status;
+  std::vector<std::string> config_warnings;  // ignored config fields
   // Every ring endpoint, in ring order, is ring->members()[i] plus, for
   // the few with live data (aperture members, endpoints with a
   // subchannel), its entry in `live`. The ring is shared with the policy,

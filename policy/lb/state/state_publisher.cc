@@ -76,6 +76,22 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
            s.ring != nullptr ? s.ring->stable_peer_keys() : "");
   out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
+  if (!s.config_warnings.empty()) {
+    out->config_warnings = static_cast<char**>(
+        calloc(s.config_warnings.size(), sizeof(char*)));
+    if (out->config_warnings == nullptr) {
+      ap_ring_state_clear(out);
+      return AP_ENOMEM;
+    }
+    for (const std::string& w : s.config_warnings) {
+      char* copy = strdup(w.c_str());
+      if (copy == nullptr) {
+        ap_ring_state_clear(out);
+        return AP_ENOMEM;
+      }
+      out->config_warnings[out->config_warning_count++] = copy;
+    }
+  }
   // Only the page the request asks for is copied.
   size_t first = 0, count = 0;
   ap_snapshot_query_page(out->query, s.endpoint_count(), &first, &count);

@@ -1,5 +1,6 @@
 // The seam's small functions against gRPC itself: the names it reads from
-// gRPC's internal headers and the execution context it gives a thread.
+// gRPC's internal headers, the address weight attribute, and the execution
+// context it gives a thread.
 #include <string>
 #include <thread>
 
@@ -9,6 +10,7 @@
 
 #include "policy/lb/grpc_seam/grpc_seam.h"
 #include "src/core/ext/filters/client_channel/client_channel.h"
+#include "src/core/lib/address_utils/parse_address.h"
 #include "src/core/lib/iomgr/closure.h"
 #include "src/core/lib/iomgr/exec_ctx.h"
 
@@ -31,6 +33,22 @@ TEST(GrpcSeam, ChannelTargetUriReadsTheArgTheClientChannelSets) {
   args = args.Set(GRPC_ARG_SERVER_URI, "dns:///svc.example:443");
   ASSERT_TRUE(ChannelTargetUri(args).has_value());
   EXPECT_EQ(std::string(*ChannelTargetUri(args)), "dns:///svc.example:443");
+}
+
+// The weight attribute as gRPC 1.51's xDS attaches it (xds_endpoint.cc,
+// xds_cluster_resolver.cc): read back exactly, and none on a plain address.
+TEST(GrpcSeam, ResolverWeightReadsTheAddressWeightAttribute) {
+  auto sockaddr = grpc_core::StringToSockaddr("127.0.0.1:443");
+  ASSERT_TRUE(sockaddr.ok());
+  grpc_core::ServerAddress plain(*sockaddr, grpc_core::ChannelArgs());
+  EXPECT_FALSE(ResolverWeight(plain).has_value());
+  for (uint32_t w : {1u, 7u, 4294967295u}) {
+    grpc_core::ServerAddress weighted = plain.WithAttribute(
+        grpc_core::ServerAddressWeightAttribute::kServerAddressWeightAttributeKey,
+        std::make_unique<grpc_core::ServerAddressWeightAttribute>(w));
+    ASSERT_TRUE(ResolverWeight(weighted).has_value()) << w;
+    EXPECT_EQ(*ResolverWeight(weighted), w);
+  }
 }
 
 void SetFlag(void* arg, grpc_error_handle /*error*/) {

@@ -39,6 +39,7 @@ const SeamName kSeamNames[] = {
     {"grpc_pollset", SeamName::kExact, "TargetResolver"},
     {"grpc_pollset_set_", SeamName::kPrefix, "TargetResolver"},
     {"grpc_sockaddr", SeamName::kPrefix, "AddressText()"},
+    {"ServerAddressWeightAttribute", SeamName::kExact, "ResolverWeight()"},
 };
 
 // What each character of a source is.

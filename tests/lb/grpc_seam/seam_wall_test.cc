@@ -125,6 +125,7 @@ TEST(SeamWall, TheSeamItselfWouldBreachIt) {
         "names ConnectivityStateName", "names CoreConfiguration",
         "names TraceFlag", "names Resolver", "names grpc_pollset_set_create",
         "names grpc_sockaddr_to_string", "names Timestamp",
+        "names ServerAddressWeightAttribute",
         "\"src/core/ext/filters/client_channel/client_channel.h\""}) {
     EXPECT_TRUE(AnyMentions(found, what)) << what;
   }
