@@ -19,6 +19,7 @@
 #include "grpc/health/v1/health.pb-c.h"
 #include "policy/core/pick/ap_health.h"
 #include "policy/registry/ap_registry.h"
+#include "policy/status/ap_text_escape.h"
 
 static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {
   va_list ap;
@@ -158,6 +159,53 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   }
 }
 
+/* proto3 strings must be UTF-8, and a strict client (Python's) refuses the
+ * whole response over one bad string; a registry callback copies what a
+ * resolver, an application or a peer gave. So every string is repaired
+ * before it is sent: an owned one to a copy with each bad byte as U+FFFD,
+ * a fixed-size one in place with each bad byte as '?' (its size stays).
+ * Returns 0 when memory ran out. */
+static int repair_owned(char **s) {
+  if (*s == NULL || ap_utf8_valid(*s)) return 1;
+  char *repaired = ap_utf8_repaired(*s);
+  if (repaired == NULL) return 0;
+  free(*s);
+  *s = repaired;
+  return 1;
+}
+
+static void repair_fixed(char *s, size_t cap) {
+  s[cap - 1] = '\0';
+  size_t left = strlen(s);
+  unsigned char *p = (unsigned char *)s;
+  while (left > 0) {
+    size_t len = ap_utf8_sequence_length(p, left);
+    if (len == 0) {
+      *p = '?';
+      len = 1;
+    }
+    p += len;
+    left -= len;
+  }
+}
+
+static int repair_strings(ap_ring_state *s) {
+  int ok = repair_owned(&s->target) && repair_owned(&s->mode) &&
+           repair_owned(&s->last_status) && repair_owned(&s->peer_target);
+  repair_fixed(s->fingerprint, sizeof s->fingerprint);
+  repair_fixed(s->peer_fingerprint, sizeof s->peer_fingerprint);
+  repair_fixed(s->pick_metric, sizeof s->pick_metric);
+  repair_fixed(s->peer_keys, sizeof s->peer_keys);
+  for (size_t i = 0; ok && i < s->copied_endpoints; i++) {
+    ap_endpoint_state *e = &s->endpoints[i];
+    ok = repair_owned(&e->address);
+    /* Meant to be a static name; one that is not UTF-8 is not one. */
+    if (e->ejection_reason != NULL && !ap_utf8_valid(e->ejection_reason))
+      e->ejection_reason = "unknown";
+  }
+  return ok;
+}
+
 /* Clears `reply` and checks the raw request's size and presence; on a bad
  * request fills the error status and returns 0. */
 static int start_reply(const uint8_t *req, size_t len, ap_status_reply *reply) {
@@ -206,6 +254,7 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
   ring_storage *rings = count > 0 ? calloc(count, sizeof *rings) : NULL;
   Aperture__V1__RingState **ring_ptrs = count > 0 ? calloc(count, sizeof *ring_ptrs) : NULL;
   int ok = count == 0 || (rings != NULL && ring_ptrs != NULL);
+  for (size_t i = 0; ok && i < count; i++) ok = repair_strings(&states[i]);
   for (size_t i = 0; ok && i < count; i++) {
     size_t n = states[i].copied_endpoints;
     if (n > 0) {

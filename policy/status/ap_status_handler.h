@@ -38,8 +38,10 @@ typedef struct ap_status_reply {
 
 /* Handles GetRingState request bytes (`len` may be 0; `req` may be NULL
  * only when len is 0). Always fills *reply (malformed input becomes
- * INVALID_ARGUMENT, oversized RESOURCE_EXHAUSTED). Free with
- * ap_status_reply_clear(). */
+ * INVALID_ARGUMENT, oversized RESOURCE_EXHAUSTED). Every string of the
+ * response is well-formed UTF-8: a byte of an instance's string that is
+ * not is sent as U+FFFD ('?' in the fixed-size fingerprint, pick_metric
+ * and peer_keys). Free with ap_status_reply_clear(). */
 void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
                                      ap_status_reply *reply);
 

@@ -20,6 +20,18 @@ extern "C" {
 #define AP_STATUS_DEFAULT_MAX_CALLS 8u
 #define AP_STATUS_MAX_CALLS_LIMIT 1024u
 
+/* The largest GetRingState answer a status service sends (an answer
+ * that would be larger is refused with RESOURCE_EXHAUSTED, asking for
+ * fewer endpoints), and the most bytes of answers it holds at once, built
+ * or being built, until their readers have them. */
+#define AP_STATUS_ANSWER_BUDGET_BYTES ((size_t)4 << 20)
+
+/* What a status client accepts: a response up to the largest answer plus a
+ * margin, and at most this much memory for protobuf-c to decode it (a
+ * 20,000-endpoint answer of 1.3 MB takes under 7 MiB; ap_decode_limit.h). */
+#define AP_STATUS_CLIENT_MAX_RESPONSE_BYTES (AP_STATUS_ANSWER_BUDGET_BYTES + ((size_t)1 << 20))
+#define AP_STATUS_CLIENT_MAX_DECODE_BYTES ((size_t)64 << 20)
+
 /* Concurrent streams one client connection may open on the admin server. */
 #define AP_STATUS_MAX_STREAMS_PER_CONNECTION 64
 

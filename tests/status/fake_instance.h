@@ -54,6 +54,13 @@ class RegisteredInstance {
     pick_metric_ = metric;
   }
 
+  // Puts `text` in last_status and after every endpoint's address, as a
+  // resolver's or an application's strings would arrive.
+  void SetText(const std::string &text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    text_ = text;
+  }
+
   static std::string Address(size_t i) {
     char buf[48];
     snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
@@ -76,7 +83,7 @@ class RegisteredInstance {
     snprintf(out->pick_metric, sizeof out->pick_metric, "%s", self->pick_metric_.c_str());
     snprintf(out->peer_keys, sizeof out->peer_keys, "%s", self->peer_keys_.c_str());
     out->snapshot_builds = 17;
-    out->last_status = strdup("");
+    out->last_status = strdup(self->text_.c_str());
     out->peer_index = 2;
     out->peer_count = 5;
     out->offset = 0.4;
@@ -104,7 +111,7 @@ class RegisteredInstance {
       out->copied_endpoints = count;
       for (size_t i = first; i < first + count; i++) {
         ap_endpoint_state &e = out->endpoints[i - first];
-        e.address = strdup(Address(i).c_str());
+        e.address = strdup((Address(i) + self->text_).c_str());
         e.ring_index = static_cast<uint32_t>(i);
         e.endpoint_weight = 1.0;
         e.intersection = i < 4 ? 0.5 : 0.0;
@@ -133,6 +140,7 @@ class RegisteredInstance {
   std::string peer_target_, peer_fingerprint_;
   uint64_t coordinate_changes_ = 0;
   std::string peer_keys_;
+  std::string text_;
   ap_registry_entry *entry_ = nullptr;
 };
 
