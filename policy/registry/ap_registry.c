@@ -97,6 +97,13 @@ void ap_registry_remove(ap_registry_entry *entry) {
   pthread_mutex_unlock(&g_mu);
 }
 
+size_t ap_registry_count(void) {
+  pthread_mutex_lock(&g_mu);
+  size_t n = g_count;
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
 int ap_snapshot_query_matches(const ap_snapshot_query *query, const char *target) {
   if (query == NULL || query->target_filter == NULL || query->target_filter[0] == '\0') return 1;
   return target != NULL && strstr(target, query->target_filter) != NULL;

@@ -164,6 +164,10 @@ int ap_registry_add(ap_snapshot_fn fn, void *ctx, ap_registry_entry **out,
  * NULL is ignored. */
 void ap_registry_remove(ap_registry_entry *entry);
 
+/* Live instances now (what a snapshot may hold at most). Takes the
+ * registry lock briefly. */
+size_t ap_registry_count(void);
+
 /* Snapshot of every live instance whose target contains
  * query->target_filter, each with the page of endpoints the query asks for;
  * at most `max_total_endpoints` endpoints over all instances (later

@@ -223,36 +223,116 @@ static int start_reply(const uint8_t *req, size_t len, ap_status_reply *reply) {
   return 1;
 }
 
-void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
-                                     ap_status_reply *reply) {
-  if (!start_reply(req, len, reply)) return;
+/* One GetRingState answer in the making (ap_status_handler.h). */
+struct ap_status_work {
+  ap_snapshot_query query;
+  char *target_filter; /* owned: the request is freed once decoded */
+  size_t estimate;
+  ap_ring_state *states; /* the copy, after ap_status_work_copy() */
+  size_t count;
+  size_t copy_bytes; /* what the copy allocated */
+};
+
+/* What building an answer takes per endpoint at most, for the estimate made
+ * before the copy: its copy (the state and its address), its message and
+ * its pointer, its packed bytes; an address of up to 48 bytes. */
+enum { kEstimatedAddress = 48, kAlloc = 16 };
+#define AP_ESTIMATE_PER_ENDPOINT                                                   \
+  (sizeof(ap_endpoint_state) + (kEstimatedAddress + kAlloc) +                       \
+   sizeof(Aperture__V1__EndpointState) + sizeof(Aperture__V1__EndpointState *) + \
+   (24 + kEstimatedAddress))
+#define AP_ESTIMATE_PER_RING \
+  (sizeof(ap_ring_state) + sizeof(ring_storage) + sizeof(Aperture__V1__RingState *) + 1024)
+
+void ap_status_work_free(ap_status_work *work) {
+  if (work == NULL) return;
+  ap_ring_states_free(work->states, work->count);
+  free(work->target_filter);
+  free(work);
+}
+
+ap_status_work *ap_status_work_start(const uint8_t *req, size_t len, ap_status_reply *reply) {
+  if (!start_reply(req, len, reply)) return NULL;
   Aperture__V1__GetRingStateRequest *request =
       aperture__v1__get_ring_state_request__unpack(NULL, len, req);
   if (request == NULL) {
     reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "malformed GetRingStateRequest (%zu bytes)", len);
-    return;
+    return NULL;
   }
-  ap_snapshot_query query;
-  query.target_filter = request->target_filter;
-  query.start_index = request->start_index;
-  query.max_endpoints = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
-  if (query.max_endpoints > AP_STATUS_HARD_MAX_ENDPOINTS) query.max_endpoints = AP_STATUS_HARD_MAX_ENDPOINTS;
-  if (request->omit_endpoints) query.max_endpoints = 0;
-
-  /* Each instance filters and copies only its page (see ap_registry.h). */
-  ap_ring_state *states = NULL;
-  size_t count = 0;
-  ap_error err;
-  int rc = ap_registry_snapshot(&query, AP_STATUS_RESPONSE_ENDPOINT_BUDGET, &states, &count, &err);
+  ap_status_work *work = calloc(1, sizeof *work);
+  char *filter = strdup(request->target_filter != NULL ? request->target_filter : "");
+  if (work == NULL || filter == NULL) {
+    free(work);
+    free(filter);
+    aperture__v1__get_ring_state_request__free_unpacked(request, NULL);
+    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for the request");
+    return NULL;
+  }
+  work->target_filter = filter;
+  work->query.target_filter = filter;
+  work->query.start_index = request->start_index;
+  size_t page = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
+  if (page > AP_STATUS_HARD_MAX_ENDPOINTS) page = AP_STATUS_HARD_MAX_ENDPOINTS;
+  if (request->omit_endpoints) page = 0;
+  work->query.max_endpoints = page;
   aperture__v1__get_ring_state_request__free_unpacked(request, NULL);
+  /* Every instance may match: a page of each, within the response's cap. */
+  const size_t rings = ap_registry_count();
+  size_t endpoints = page * rings;
+  if (rings > 0 && endpoints / rings != page) endpoints = SIZE_MAX;
+  if (endpoints > AP_STATUS_RESPONSE_ENDPOINT_BUDGET) endpoints = AP_STATUS_RESPONSE_ENDPOINT_BUDGET;
+  work->estimate = 4096 + rings * AP_ESTIMATE_PER_RING + endpoints * AP_ESTIMATE_PER_ENDPOINT;
+  return work;
+}
+
+size_t ap_status_work_estimate(const ap_status_work *work) {
+  return work != NULL ? work->estimate : 0;
+}
+
+/* Bytes a state's copy holds (the allocator's overhead included). */
+static size_t copy_bytes(const ap_ring_state *s) {
+  size_t n = sizeof *s;
+  const char *owned[] = {s->target, s->mode, s->last_status, s->peer_target};
+  for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+    if (owned[i] != NULL) n += strlen(owned[i]) + 1 + kAlloc;
+  n += s->copied_endpoints * sizeof(ap_endpoint_state) + kAlloc;
+  for (size_t i = 0; i < s->copied_endpoints; i++)
+    if (s->endpoints[i].address != NULL) n += strlen(s->endpoints[i].address) + 1 + kAlloc;
+  return n;
+}
+
+int ap_status_work_copy(ap_status_work *work, ap_status_reply *reply) {
+  if (work == NULL || reply == NULL) return 0;
+  /* Each instance filters and copies only its page (see ap_registry.h). */
+  ap_error err;
+  int rc = ap_registry_snapshot(&work->query, AP_STATUS_RESPONSE_ENDPOINT_BUDGET, &work->states,
+                                &work->count, &err);
   if (rc != AP_OK) {
     reply_set(reply, rc == AP_ENOMEM ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
               "registry snapshot failed: %s", err.message);
+    return 0;
+  }
+  work->copy_bytes = 0;
+  for (size_t i = 0; i < work->count; i++) work->copy_bytes += copy_bytes(&work->states[i]);
+  return 1;
+}
+
+void ap_status_work_answer(ap_status_work *work, ap_status_fits_fn fits, void *ctx,
+                           ap_status_reply *reply, size_t *need) {
+  if (need != NULL) *need = 0;
+  if (reply == NULL) {
+    ap_status_work_free(work);
     return;
   }
-
+  if (work == NULL) {
+    reply_set(reply, GRPC_STATUS_INTERNAL, "no work to answer");
+    return;
+  }
+  const size_t count = work->count;
+  ap_ring_state *states = work->states;
   ring_storage *rings = count > 0 ? calloc(count, sizeof *rings) : NULL;
   Aperture__V1__RingState **ring_ptrs = count > 0 ? calloc(count, sizeof *ring_ptrs) : NULL;
+  size_t messages = count * (sizeof *rings + sizeof *ring_ptrs + 2 * kAlloc);
   int ok = count == 0 || (rings != NULL && ring_ptrs != NULL);
   for (size_t i = 0; ok && i < count; i++) ok = repair_strings(&states[i]);
   for (size_t i = 0; ok && i < count; i++) {
@@ -261,6 +341,7 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
       rings[i].endpoints = calloc(n, sizeof *rings[i].endpoints);
       rings[i].endpoint_ptrs = calloc(n, sizeof *rings[i].endpoint_ptrs);
       if (rings[i].endpoints == NULL || rings[i].endpoint_ptrs == NULL) { ok = 0; break; }
+      messages += n * (sizeof *rings[i].endpoints + sizeof *rings[i].endpoint_ptrs) + 2 * kAlloc;
     }
     fill_ring(&states[i], &rings[i]);
     ring_ptrs[i] = &rings[i].ring;
@@ -269,7 +350,11 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
     Aperture__V1__GetRingStateResponse response = APERTURE__V1__GET_RING_STATE_RESPONSE__INIT;
     response.n_rings = count;
     response.rings = ring_ptrs;
-    reply_pack(reply, &response.base);
+    /* What the answer takes at its peak: the copy, the messages, the bytes. */
+    const size_t total = work->copy_bytes + messages +
+                         protobuf_c_message_get_packed_size(&response.base) + kAlloc;
+    if (need != NULL) *need = total;
+    if (fits == NULL || fits(ctx, total, reply)) reply_pack(reply, &response.base);
   } else {
     reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory building the response");
   }
@@ -279,7 +364,18 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
   }
   free(rings);
   free(ring_ptrs);
-  ap_ring_states_free(states, count);
+  ap_status_work_free(work);
+}
+
+void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
+                                     ap_status_reply *reply) {
+  ap_status_work *work = ap_status_work_start(req, len, reply);
+  if (work == NULL) return;
+  if (!ap_status_work_copy(work, reply)) {
+    ap_status_work_free(work);
+    return;
+  }
+  ap_status_work_answer(work, NULL, NULL, reply, NULL);
 }
 
 void ap_status_handle_health_check(const uint8_t *req, size_t len,

@@ -37,13 +37,43 @@ typedef struct ap_status_reply {
 } ap_status_reply;
 
 /* Handles GetRingState request bytes (`len` may be 0; `req` may be NULL
- * only when len is 0). Always fills *reply (malformed input becomes
+ * only when len is 0): the three steps below on this thread. Always fills
+ * *reply (malformed input becomes
  * INVALID_ARGUMENT, oversized RESOURCE_EXHAUSTED). Every string of the
  * response is well-formed UTF-8: a byte of an instance's string that is
  * not is sent as U+FFFD ('?' in the fixed-size fingerprint, pick_metric
  * and peer_keys). Free with ap_status_reply_clear(). */
 void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
                                      ap_status_reply *reply);
+
+/* The steps of a GetRingState answer, for a caller that runs them on
+ * different threads (the status server copies where the channels' own
+ * threads run, and builds at the idle scheduling class):
+ *   1. ap_status_work_start() decodes the request (NULL, with the error in
+ *      *reply, when it is bad); ap_status_work_estimate() is then the most
+ *      its answer should take to build, for addresses of up to 48 bytes;
+ *   2. ap_status_work_copy() copies the page of each matching instance
+ *      from the registry: it takes the registry lock and each instance's
+ *      published state, the only shared things an answer touches; 0 with
+ *      the error in *reply when it fails;
+ *   3. ap_status_work_answer() builds and packs the answer from the copy
+ *      into *reply and frees the work; it touches nothing shared.
+ * ap_status_work_free() frees a work at any step (NULL is ignored). */
+typedef struct ap_status_work ap_status_work;
+
+/* Asked by step 3 before it packs: whether `need` bytes (the copy, the
+ * messages and the packed answer together) may be used. On no it fills
+ * *reply with the refusal (a gRPC status and message) and returns 0. */
+typedef int (*ap_status_fits_fn)(void *ctx, size_t need, ap_status_reply *reply);
+
+ap_status_work *ap_status_work_start(const uint8_t *req, size_t len, ap_status_reply *reply);
+size_t ap_status_work_estimate(const ap_status_work *work);
+int ap_status_work_copy(ap_status_work *work, ap_status_reply *reply);
+/* `fits` may be NULL (always yes); *need (may be NULL) gets the bytes the
+ * answer took at its peak, 0 when building failed before packing. */
+void ap_status_work_answer(ap_status_work *work, ap_status_fits_fn fits, void *ctx,
+                           ap_status_reply *reply, size_t *need);
+void ap_status_work_free(ap_status_work *work);
 
 /* Handles grpc.health.v1.Health/Check: "" and "aperture.v1.ApertureStatus"
  * are SERVING, other names NOT_FOUND. */

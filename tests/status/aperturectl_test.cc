@@ -16,6 +16,7 @@
 extern "C" {
 #include "aperture/v1/status.pb-c.h"
 #include "policy/include/aperture.h"
+#include "policy/status/ap_status_limits.h"
 }
 #include "tests/status/canned_server.h"
 #include "tests/status/fake_instance.h"
@@ -471,7 +472,7 @@ TEST(AperturectlHostile, AResponseThatWouldCostGigabytesToDecodeIsRefused) {
 // A response larger than any status server sends (its answer budget plus a
 // margin) is refused by the transport: the call fails (exit 1).
 TEST(AperturectlHostile, AResponsePastTheLargestAnswerIsRefused) {
-  std::string status(6u << 20, 'a');
+  std::string status(AP_STATUS_CLIENT_MAX_RESPONSE_BYTES + 1024, 'a');
   Aperture__V1__RingState g = APERTURE__V1__RING_STATE__INIT;
   g.last_status = &status[0];
   Aperture__V1__RingState *rings[] = {&g};
