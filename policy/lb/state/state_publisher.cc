@@ -75,7 +75,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
 #undef AP_RING_COUNTER
   snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
            s.ring != nullptr ? s.ring->stable_peer_keys() : "");
-  out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
+  out->affinity_sessions = s.sessions != nullptr ? s.sessions->Held() : 0;
   // Only the page the request asks for is copied.
   size_t first = 0, count = 0;
   ap_snapshot_query_page(out->query, s.endpoint_count(), &first, &count);
