@@ -317,7 +317,65 @@ int ap_status_work_copy(ap_status_work *work, ap_status_reply *reply) {
   return 1;
 }
 
-void ap_status_work_answer(ap_status_work *work, ap_status_fits_fn fits, void *ctx,
+/* The response's messages over the copy, and what the build needs of
+ * them: its two unshared steps run on these. */
+typedef struct answer_build {
+  ap_status_work *work;
+  ring_storage *rings;
+  Aperture__V1__RingState **ring_ptrs;
+  Aperture__V1__GetRingStateResponse response;
+  size_t packed; /* the answer's size, measured */
+  uint8_t *body; /* where it is packed */
+} answer_build;
+
+/* Unshared step 1: fills the messages from the copy and measures them. */
+static void measure_answer(void *arg) {
+  answer_build *b = arg;
+  for (size_t i = 0; i < b->work->count; i++) {
+    fill_ring(&b->work->states[i], &b->rings[i]);
+    b->ring_ptrs[i] = &b->rings[i].ring;
+  }
+  b->response.n_rings = b->work->count;
+  b->response.rings = b->ring_ptrs;
+  b->packed = protobuf_c_message_get_packed_size(&b->response.base);
+}
+
+/* Unshared step 2: packs them into the body. */
+static void pack_answer(void *arg) {
+  answer_build *b = arg;
+  b->packed = protobuf_c_message_pack(&b->response.base, b->body);
+}
+
+static void run_here(void *ctx, void (*fn)(void *arg), void *arg) {
+  (void)ctx;
+  fn(arg);
+}
+
+/* Every allocation the build makes, done before its unshared steps: the
+ * strings' repairs and the messages' storage. Returns 0 when memory ran
+ * out; *bytes gets the storage's size. */
+static int allocate_messages(answer_build *b, size_t *bytes) {
+  const size_t count = b->work->count;
+  *bytes = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!repair_strings(&b->work->states[i])) return 0;
+  if (count == 0) return 1;
+  b->rings = calloc(count, sizeof *b->rings);
+  b->ring_ptrs = calloc(count, sizeof *b->ring_ptrs);
+  if (b->rings == NULL || b->ring_ptrs == NULL) return 0;
+  *bytes = count * (sizeof *b->rings + sizeof *b->ring_ptrs) + 2 * kAlloc;
+  for (size_t i = 0; i < count; i++) {
+    size_t n = b->work->states[i].copied_endpoints;
+    if (n == 0) continue;
+    b->rings[i].endpoints = calloc(n, sizeof *b->rings[i].endpoints);
+    b->rings[i].endpoint_ptrs = calloc(n, sizeof *b->rings[i].endpoint_ptrs);
+    if (b->rings[i].endpoints == NULL || b->rings[i].endpoint_ptrs == NULL) return 0;
+    *bytes += n * (sizeof *b->rings[i].endpoints + sizeof *b->rings[i].endpoint_ptrs) + 2 * kAlloc;
+  }
+  return 1;
+}
+
+void ap_status_work_answer(ap_status_work *work, const ap_status_answer_hooks *hooks,
                            ap_status_reply *reply, size_t *need) {
   if (need != NULL) *need = 0;
   if (reply == NULL) {
@@ -328,42 +386,39 @@ void ap_status_work_answer(ap_status_work *work, ap_status_fits_fn fits, void *c
     reply_set(reply, GRPC_STATUS_INTERNAL, "no work to answer");
     return;
   }
-  const size_t count = work->count;
-  ap_ring_state *states = work->states;
-  ring_storage *rings = count > 0 ? calloc(count, sizeof *rings) : NULL;
-  Aperture__V1__RingState **ring_ptrs = count > 0 ? calloc(count, sizeof *ring_ptrs) : NULL;
-  size_t messages = count * (sizeof *rings + sizeof *ring_ptrs + 2 * kAlloc);
-  int ok = count == 0 || (rings != NULL && ring_ptrs != NULL);
-  for (size_t i = 0; ok && i < count; i++) ok = repair_strings(&states[i]);
-  for (size_t i = 0; ok && i < count; i++) {
-    size_t n = states[i].copied_endpoints;
-    if (n > 0) {
-      rings[i].endpoints = calloc(n, sizeof *rings[i].endpoints);
-      rings[i].endpoint_ptrs = calloc(n, sizeof *rings[i].endpoint_ptrs);
-      if (rings[i].endpoints == NULL || rings[i].endpoint_ptrs == NULL) { ok = 0; break; }
-      messages += n * (sizeof *rings[i].endpoints + sizeof *rings[i].endpoint_ptrs) + 2 * kAlloc;
-    }
-    fill_ring(&states[i], &rings[i]);
-    ring_ptrs[i] = &rings[i].ring;
-  }
-  if (ok) {
-    Aperture__V1__GetRingStateResponse response = APERTURE__V1__GET_RING_STATE_RESPONSE__INIT;
-    response.n_rings = count;
-    response.rings = ring_ptrs;
-    /* What the answer takes at its peak: the copy, the messages, the bytes. */
-    const size_t total = work->copy_bytes + messages +
-                         protobuf_c_message_get_packed_size(&response.base) + kAlloc;
-    if (need != NULL) *need = total;
-    if (fits == NULL || fits(ctx, total, reply)) reply_pack(reply, &response.base);
-  } else {
+  ap_status_run_fn run = hooks != NULL && hooks->run != NULL ? hooks->run : run_here;
+  void *ctx = hooks != NULL ? hooks->ctx : NULL;
+  answer_build b;
+  memset(&b, 0, sizeof b);
+  b.work = work;
+  aperture__v1__get_ring_state_response__init(&b.response);
+  size_t messages = 0;
+  if (!allocate_messages(&b, &messages)) {
     reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory building the response");
+  } else {
+    run(ctx, measure_answer, &b);
+    /* What the answer takes at its peak: the copy, the messages, the bytes. */
+    const size_t total = work->copy_bytes + messages + b.packed + kAlloc;
+    if (need != NULL) *need = total;
+    if (hooks == NULL || hooks->fits == NULL || hooks->fits(ctx, total, reply)) {
+      b.body = malloc(b.packed > 0 ? b.packed : 1);
+      if (b.body == NULL) {
+        reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte response",
+                  b.packed);
+      } else {
+        run(ctx, pack_answer, &b);
+        reply->body = b.body;
+        reply->body_len = b.packed;
+        reply_set(reply, GRPC_STATUS_OK, "");
+      }
+    }
   }
-  for (size_t i = 0; rings != NULL && i < count; i++) {
-    free(rings[i].endpoints);
-    free(rings[i].endpoint_ptrs);
+  for (size_t i = 0; b.rings != NULL && i < work->count; i++) {
+    free(b.rings[i].endpoints);
+    free(b.rings[i].endpoint_ptrs);
   }
-  free(rings);
-  free(ring_ptrs);
+  free(b.rings);
+  free(b.ring_ptrs);
   ap_status_work_free(work);
 }
 
@@ -375,7 +430,7 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
     ap_status_work_free(work);
     return;
   }
-  ap_status_work_answer(work, NULL, NULL, reply, NULL);
+  ap_status_work_answer(work, NULL, reply, NULL);
 }
 
 void ap_status_handle_health_check(const uint8_t *req, size_t len,

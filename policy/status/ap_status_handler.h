@@ -48,7 +48,8 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
 
 /* The steps of a GetRingState answer, for a caller that runs them on
  * different threads (the status server copies where the channels' own
- * threads run, and builds at the idle scheduling class):
+ * threads run, and does the build's CPU work at the idle scheduling
+ * class):
  *   1. ap_status_work_start() decodes the request (NULL, with the error in
  *      *reply, when it is bad); ap_status_work_estimate() is then the most
  *      its answer should take to build, for addresses of up to 48 bytes;
@@ -57,21 +58,38 @@ void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
  *      published state, the only shared things an answer touches; 0 with
  *      the error in *reply when it fails;
  *   3. ap_status_work_answer() builds and packs the answer from the copy
- *      into *reply and frees the work; it touches nothing shared.
+ *      into *reply and frees the work. It allocates what the build needs
+ *      first, then hands the CPU work (filling the messages and measuring
+ *      them; packing them) to hooks->run in two steps that allocate
+ *      nothing, free nothing and take no lock, not even the allocator's:
+ *      a thread at a low priority that held one would make the threads
+ *      waiting for it wait for the CPU too.
  * ap_status_work_free() frees a work at any step (NULL is ignored). */
 typedef struct ap_status_work ap_status_work;
 
-/* Asked by step 3 before it packs: whether `need` bytes (the copy, the
- * messages and the packed answer together) may be used. On no it fills
- * *reply with the refusal (a gRPC status and message) and returns 0. */
+/* Runs fn(arg) where the caller wants the build's CPU work done (the
+ * server: on a thread at the idle class) and returns once it is done. */
+typedef void (*ap_status_run_fn)(void *ctx, void (*fn)(void *arg), void *arg);
+
+/* Asked by step 3 before it allocates the packed answer: whether `need`
+ * bytes (the copy, the messages and the packed answer together) may be
+ * used. On no it fills *reply with the refusal (a gRPC status and
+ * message) and returns 0. */
 typedef int (*ap_status_fits_fn)(void *ctx, size_t need, ap_status_reply *reply);
+
+typedef struct ap_status_answer_hooks {
+  ap_status_run_fn run;   /* NULL: on the calling thread */
+  ap_status_fits_fn fits; /* NULL: always */
+  void *ctx;              /* passed to both */
+} ap_status_answer_hooks;
 
 ap_status_work *ap_status_work_start(const uint8_t *req, size_t len, ap_status_reply *reply);
 size_t ap_status_work_estimate(const ap_status_work *work);
 int ap_status_work_copy(ap_status_work *work, ap_status_reply *reply);
-/* `fits` may be NULL (always yes); *need (may be NULL) gets the bytes the
- * answer took at its peak, 0 when building failed before packing. */
-void ap_status_work_answer(ap_status_work *work, ap_status_fits_fn fits, void *ctx,
+/* `hooks` may be NULL (all on this thread, no limit); *need (may be NULL)
+ * gets the bytes the answer took at its peak, 0 when building failed
+ * before it was measured. */
+void ap_status_work_answer(ap_status_work *work, const ap_status_answer_hooks *hooks,
                            ap_status_reply *reply, size_t *need);
 void ap_status_work_free(ap_status_work *work);
 

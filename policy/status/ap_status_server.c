@@ -16,10 +16,11 @@
  * thread and gRPC's callback threads only accept, reject and complete
  * calls, and never wait for a snapshot. A call's thread copies the page
  * from the registry (the only shared state an answer reads, under the
- * registry's and the channels' locks), then a second thread at the idle
- * scheduling class builds and packs the answer from that private copy,
- * holding no lock, and the call's thread sends it: the idle class never
- * holds what a channel's thread may wait for.
+ * registry's and the channels' locks) and allocates what the answer
+ * needs; threads at the idle scheduling class fill, measure and pack it,
+ * allocating nothing and holding no lock (not even the allocator's); the
+ * call's thread frees the copy and sends the answer. So the idle class
+ * never holds what another thread may wait for.
  *
  * Memory: every call reserves, before it copies, the most its answer can
  * take from the service's budget (ap_status_budget.h), trues it up once
@@ -269,12 +270,14 @@ static void reply_busy(ap_status_reply *reply, const char *why, unsigned max_cal
            max_calls, AP_STATUS_MAX_CALLS_ENV);
 }
 
-/* Status answers are for operators, calls are the service: the thread that
- * builds an answer runs at the idle scheduling class (Linux; elsewhere, or
- * if refused, at the normal one), so a flood of queries takes CPU time that
- * the channels leave unused rather than time they need. It holds no lock
- * meanwhile: it works on its own copy, and the budget is a lock-free
- * counter. */
+/* Status answers are for operators, calls are the service: the threads
+ * that build an answer run at the idle scheduling class (Linux; elsewhere,
+ * or if refused, at the normal one), so a flood of queries takes CPU time
+ * that the channels leave unused rather than time they need. Such a
+ * thread may wait long for the CPU, so it must hold nothing another
+ * thread could wait for: no lock, and no allocation (malloc's arenas have
+ * locks, shared between threads once there are more threads than arenas).
+ * The budget it checks is a lock-free counter. */
 static void yield_cpu_to_calls(void) {
 #ifdef SCHED_IDLE
   struct sched_param param;
@@ -315,28 +318,29 @@ static int fits_budget(void *ctx, size_t need, ap_status_reply *reply) {
   return 1;
 }
 
-typedef struct build_job {
-  ap_status_work *work;
-  status_call *c;
-  ap_status_reply *reply;
-} build_job;
+typedef struct idle_job {
+  void (*fn)(void *arg);
+  void *arg;
+} idle_job;
 
-static void *build_answer(void *arg) {
-  build_job *job = arg;
+static void *run_idle_job(void *arg) {
+  idle_job *job = arg;
   yield_cpu_to_calls();
-  ap_status_work_answer(job->work, fits_budget, job->c, job->reply, NULL);
+  job->fn(job->arg);
   return NULL;
 }
 
-/* Builds the answer from the copy on a thread at the idle class, waiting
- * for it here; on this thread when no thread can start. */
-static void build_at_idle_class(ap_status_work *work, status_call *c, ap_status_reply *reply) {
-  build_job job = {work, c, reply};
+/* The build's CPU work (ap_status_run_fn): on a thread at the idle class,
+ * waited for here; on this thread when no thread can start. The work
+ * allocates nothing and takes no lock (ap_status_handler.h). */
+static void run_at_idle_class(void *ctx, void (*fn)(void *arg), void *arg) {
+  (void)ctx;
+  idle_job job = {fn, arg};
   pthread_t thread;
-  if (pthread_create(&thread, NULL, build_answer, &job) == 0) {
+  if (pthread_create(&thread, NULL, run_idle_job, &job) == 0) {
     pthread_join(thread, NULL);
   } else {
-    ap_status_work_answer(work, fits_budget, c, reply, NULL);
+    fn(arg);
   }
 }
 
@@ -371,7 +375,8 @@ static void *serve_ring_state(void *arg) {
     } else {
       c->reserved = estimate;
       if (ap_status_work_copy(work, &reply)) {
-        build_at_idle_class(work, c, &reply);
+        const ap_status_answer_hooks hooks = {run_at_idle_class, fits_budget, c};
+        ap_status_work_answer(work, &hooks, &reply, NULL);
       } else {
         ap_status_work_free(work);
       }
