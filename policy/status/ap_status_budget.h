@@ -8,25 +8,23 @@
 #ifndef AP_STATUS_BUDGET_H
 #define AP_STATUS_BUDGET_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Read and written only through the functions below, atomically. */
 typedef struct ap_status_budget {
-  _Atomic size_t held; /* bytes reserved now */
-  size_t limit;        /* most bytes reserved at once, but see reserve() */
+  size_t held;  /* bytes reserved now, never more than `limit` */
+  size_t limit;
 } ap_status_budget;
 
 /* Starts an empty budget of `limit` bytes. NULL is ignored. */
 void ap_status_budget_init(ap_status_budget *budget, size_t limit);
 
-/* Reserves `bytes` and returns 1 when they fit beside what is held, or
- * when nothing is held (so that one answer, whatever its size, can always
- * be built; the caller refuses one larger than the limit itself); returns
- * 0, reserving nothing, otherwise or when budget is NULL. */
+/* Reserves `bytes` and returns 1 when they fit beside what is held;
+ * returns 0, reserving nothing, otherwise or when budget is NULL. */
 int ap_status_budget_reserve(ap_status_budget *budget, size_t bytes);
 
 /* Gives back `bytes` reserved earlier (at most what is held). */

@@ -364,7 +364,10 @@ static void *serve_ring_state(void *arg) {
     snprintf(reply.message, sizeof reply.message, "request message missing");
   }
   if (work != NULL) {
-    const size_t estimate = ap_status_work_estimate(work) + AP_STATUS_HELD_CALL_BYTES;
+    /* No answer may need more than the whole budget (fits_budget refuses
+     * it), so no call reserves more. */
+    size_t estimate = ap_status_work_estimate(work) + AP_STATUS_HELD_CALL_BYTES;
+    if (estimate > budget_limit(svc)) estimate = budget_limit(svc);
     if (!ap_status_budget_reserve(&svc->budget, estimate)) {
       ap_status_work_free(work);
       reply.code = GRPC_STATUS_RESOURCE_EXHAUSTED;
