@@ -28,7 +28,9 @@ extern "C" {
 #define AP_STATUS_RESPONSE_ENDPOINT_BUDGET 20000u
 
 /* The outcome of one request. `code` is a grpc_status_code value; `body`
- * (malloc'd, owned by the reply) is the serialized response when code is 0. */
+ * (owned by the reply; from ap_status_pages.h, so that a large one goes
+ * back to the system when freed) is the serialized response when code is
+ * 0. */
 typedef struct ap_status_reply {
   int code;
   char message[256];
@@ -100,6 +102,10 @@ void ap_status_handle_health_check(const uint8_t *req, size_t len,
 
 /* Frees the body and resets the reply. NULL is ignored. */
 void ap_status_reply_clear(ap_status_reply *reply);
+
+/* Frees a reply's body taken over by its caller (e.g. handed to gRPC as a
+ * slice's memory, this as the slice's destroy function). NULL is ignored. */
+void ap_status_body_free(void *body);
 
 #ifdef __cplusplus
 }

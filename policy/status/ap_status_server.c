@@ -221,7 +221,13 @@ static int send_reply(status_call *c, ap_status_reply *replyp) {
   ops[n].data.send_initial_metadata.count = 0;
   n++;
   if (reply.code == GRPC_STATUS_OK) {
-    grpc_slice body = grpc_slice_from_copied_buffer((const char *)reply.body, reply.body_len);
+    /* gRPC takes the body as it is (no copy into its own allocation) and
+     * frees it when sent: its pages go back to the system then. */
+    grpc_slice body = grpc_empty_slice();
+    if (reply.body_len > 0) {
+      body = grpc_slice_new(reply.body, reply.body_len, ap_status_body_free);
+      reply.body = NULL;
+    }
     c->response = grpc_raw_byte_buffer_create(&body, 1);
     grpc_slice_unref(body);
     ops[n].op = GRPC_OP_SEND_MESSAGE;

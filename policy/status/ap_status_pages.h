@@ -1,0 +1,33 @@
+/*
+ * ap_status_pages: zeroed memory for the large, short-lived blocks of a
+ * status answer (its messages, its packed bytes) that goes back to the
+ * system when freed. malloc keeps what a thread frees in that thread's
+ * arena, and the threads that build answers come and go: answers built
+ * over time would otherwise stay in the process as free memory spread over
+ * many arenas, long after the answer budget gave their bytes back.
+ */
+#ifndef AP_STATUS_PAGES_H
+#define AP_STATUS_PAGES_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Blocks of at least this size get pages of their own (mmap); smaller
+ * ones come from calloc. */
+#define AP_STATUS_PAGES_MIN ((size_t)64 << 10)
+
+/* `bytes` of zeroed memory (NULL when out of memory or bytes overflows
+ * with its header). Free with ap_status_pages_free(). */
+void *ap_status_pages_alloc(size_t bytes);
+
+/* Frees a block of ap_status_pages_alloc() (NULL is ignored). */
+void ap_status_pages_free(void *block);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AP_STATUS_PAGES_H */
