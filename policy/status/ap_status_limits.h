@@ -52,10 +52,12 @@ extern "C" {
 #define AP_STATUS_CLIENT_MAX_DECODE_BYTES ((size_t)64 << 20)
 
 /* Concurrent streams one client connection may open on the admin server:
- * a status client needs one or two; every open call holds gRPC's memory
- * until it ends, and a client that never reads keeps its calls open (32
- * connections x 8 streams at most). */
-#define AP_STATUS_MAX_STREAMS_PER_CONNECTION 8
+ * more than the default call bound (gRPC's channels to one address share a
+ * connection, so a client's concurrent calls meet on it), few enough that
+ * what a client that never reads keeps open stays small: every open call
+ * holds gRPC's memory until it ends (32 connections x 16 streams at
+ * most). */
+#define AP_STATUS_MAX_STREAMS_PER_CONNECTION 16
 
 /* Parses the variable's value `text` (NULL or "" = the default) into *out:
  * a decimal integer in 1..AP_STATUS_MAX_CALLS_LIMIT. Returns 0, or -1 with

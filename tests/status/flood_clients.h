@@ -24,7 +24,7 @@ struct FloodOptions {
   int readers = 2;
   uint32_t reader_page = 1000;
   int nonreaders = 200;
-  int streams = 8;  // the admin server's most per connection
+  int streams = 16;  // the admin server's most per connection
   uint32_t nonreader_page = 5000;  // answers of 300 KB held fill the budget
 };
 
