@@ -462,7 +462,7 @@ TEST(AperturectlHostile, AResponseThatWouldCostGigabytesToDecodeIsRefused) {
   EXPECT_EQ(r.out, "");
   // The health answer: a million 4-byte unknown fields.
   std::string unknown;
-  while (unknown.size() < (4u << 20)) unknown += std::string("\x12\x02ab", 4);  // field 2
+  while (unknown.size() < (4u << 20)) unknown += std::string("\x12\x02" "ab", 4);  // field 2
   CannedServer health(unknown);
   CtlRun h = Ctl("health " + health.address());
   EXPECT_EQ(h.exit_code, 3) << h.err;
