@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "policy/registry/ap_registry.h"
+#include "policy/registry/ap_pages.h"
 #include "policy/registry/ap_registry_testing.h"
 
 #include <pthread.h>
@@ -118,6 +119,11 @@ void ap_snapshot_query_page(const ap_snapshot_query *query, size_t endpoint_coun
   if (query != NULL && *count > query->max_endpoints) *count = query->max_endpoints;
 }
 
+ap_endpoint_state *ap_endpoint_states_alloc(size_t count) {
+  if (count == 0 || count > SIZE_MAX / sizeof(ap_endpoint_state)) return NULL;
+  return ap_pages_alloc(count * sizeof(ap_endpoint_state));
+}
+
 void ap_ring_state_clear(ap_ring_state *state) {
   if (state == NULL) return;
   free(state->target);
@@ -126,7 +132,7 @@ void ap_ring_state_clear(ap_ring_state *state) {
   free(state->peer_target);
   if (state->endpoints != NULL) {
     for (size_t i = 0; i < state->copied_endpoints; i++) free(state->endpoints[i].address);
-    free(state->endpoints);
+    ap_pages_free(state->endpoints);
   }
   memset(state, 0, sizeof *state);
 }

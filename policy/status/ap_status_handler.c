@@ -18,8 +18,8 @@
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "policy/core/pick/ap_health.h"
+#include "policy/registry/ap_pages.h"
 #include "policy/registry/ap_registry.h"
-#include "policy/status/ap_status_pages.h"
 #include "policy/status/ap_text_escape.h"
 
 static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {
@@ -36,12 +36,12 @@ void ap_status_reply_clear(ap_status_reply *reply) {
   memset(reply, 0, sizeof *reply);
 }
 
-void ap_status_body_free(void *body) { ap_status_pages_free(body); }
+void ap_status_body_free(void *body) { ap_pages_free(body); }
 
 /* Packs `msg` into reply->body, or sets INTERNAL/RESOURCE_EXHAUSTED. */
 static void reply_pack(ap_status_reply *reply, const ProtobufCMessage *msg) {
   size_t size = protobuf_c_message_get_packed_size(msg);
-  reply->body = ap_status_pages_alloc(size > 0 ? size : 1);
+  reply->body = ap_pages_alloc(size > 0 ? size : 1);
   if (reply->body == NULL) {
     reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte response", size);
     return;
@@ -363,15 +363,15 @@ static int allocate_messages(answer_build *b, size_t *bytes) {
   for (size_t i = 0; i < count; i++)
     if (!repair_strings(&b->work->states[i])) return 0;
   if (count == 0) return 1;
-  b->rings = ap_status_pages_alloc(count * sizeof *b->rings);
-  b->ring_ptrs = ap_status_pages_alloc(count * sizeof *b->ring_ptrs);
+  b->rings = ap_pages_alloc(count * sizeof *b->rings);
+  b->ring_ptrs = ap_pages_alloc(count * sizeof *b->ring_ptrs);
   if (b->rings == NULL || b->ring_ptrs == NULL) return 0;
   *bytes = count * (sizeof *b->rings + sizeof *b->ring_ptrs) + 2 * kAlloc;
   for (size_t i = 0; i < count; i++) {
     size_t n = b->work->states[i].copied_endpoints;
     if (n == 0) continue;
-    b->rings[i].endpoints = ap_status_pages_alloc(n * sizeof *b->rings[i].endpoints);
-    b->rings[i].endpoint_ptrs = ap_status_pages_alloc(n * sizeof *b->rings[i].endpoint_ptrs);
+    b->rings[i].endpoints = ap_pages_alloc(n * sizeof *b->rings[i].endpoints);
+    b->rings[i].endpoint_ptrs = ap_pages_alloc(n * sizeof *b->rings[i].endpoint_ptrs);
     if (b->rings[i].endpoints == NULL || b->rings[i].endpoint_ptrs == NULL) return 0;
     *bytes += n * (sizeof *b->rings[i].endpoints + sizeof *b->rings[i].endpoint_ptrs) + 2 * kAlloc;
   }
@@ -404,7 +404,7 @@ void ap_status_work_answer(ap_status_work *work, const ap_status_answer_hooks *h
     const size_t total = work->copy_bytes + messages + b.packed + kAlloc;
     if (need != NULL) *need = total;
     if (hooks == NULL || hooks->fits == NULL || hooks->fits(ctx, total, reply)) {
-      b.body = ap_status_pages_alloc(b.packed > 0 ? b.packed : 1);
+      b.body = ap_pages_alloc(b.packed > 0 ? b.packed : 1);
       if (b.body == NULL) {
         reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte response",
                   b.packed);
@@ -417,11 +417,11 @@ void ap_status_work_answer(ap_status_work *work, const ap_status_answer_hooks *h
     }
   }
   for (size_t i = 0; b.rings != NULL && i < work->count; i++) {
-    ap_status_pages_free(b.rings[i].endpoints);
-    ap_status_pages_free(b.rings[i].endpoint_ptrs);
+    ap_pages_free(b.rings[i].endpoints);
+    ap_pages_free(b.rings[i].endpoint_ptrs);
   }
-  ap_status_pages_free(b.rings);
-  ap_status_pages_free(b.ring_ptrs);
+  ap_pages_free(b.rings);
+  ap_pages_free(b.ring_ptrs);
   ap_status_work_free(work);
 }
 

@@ -28,7 +28,7 @@ extern "C" {
 #define AP_STATUS_RESPONSE_ENDPOINT_BUDGET 20000u
 
 /* The outcome of one request. `code` is a grpc_status_code value; `body`
- * (owned by the reply; from ap_status_pages.h, so that a large one goes
+ * (owned by the reply; from ap_pages.h, so that a large one goes
  * back to the system when freed) is the serialized response when code is
  * 0. */
 typedef struct ap_status_reply {

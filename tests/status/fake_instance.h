@@ -106,7 +106,7 @@ class RegisteredInstance {
     ap_snapshot_query_page(out->query, self->n_, &first, &count);
     out->first_endpoint = first;
     if (count > 0) {
-      out->endpoints = static_cast<ap_endpoint_state *>(calloc(count, sizeof(ap_endpoint_state)));
+      out->endpoints = ap_endpoint_states_alloc(count);
       if (out->endpoints == nullptr) return AP_ENOMEM;
       out->copied_endpoints = count;
       for (size_t i = first; i < first + count; i++) {

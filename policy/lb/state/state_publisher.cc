@@ -84,8 +84,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->copied_endpoints = 0;
   out->endpoints = nullptr;
   if (count > 0) {
-    out->endpoints = static_cast<ap_endpoint_state*>(
-        calloc(count, sizeof(ap_endpoint_state)));
+    out->endpoints = ap_endpoint_states_alloc(count);
     if (out->endpoints == nullptr) {
       ap_ring_state_clear(out);
       return AP_ENOMEM;
