@@ -5,9 +5,11 @@
 //   bazel run //tests/status:status_flood -- [--json] [flags below]
 //
 // This process runs the data path (flood_data_path.h: sticky calls through
-// a real aperture channel, open-loop picks that keep both cores busy), the
-// admin status server, and a registered 100,000-endpoint ring, so that the
-// flood's pages are the largest a query may ask for. After a warm-up it
+// a real aperture channel, open-loop picks, threads that keep both cores
+// busy), the admin status server with its default limits, and a
+// registered 100,000-endpoint ring, so that every page the flood asks for
+// is full (by default 1,000 endpoints for the readers, 5,000 for the
+// non-readers: answers of about 60 and 300 KB). After a warm-up it
 // runs rounds without and with the flood, alternately (quiet first); each
 // flood round starts a process of its own (this program with
 // --flood-child, flood_clients.h) whose readers query back to back and
