@@ -22,7 +22,7 @@ packages=(
   build-essential dpkg-dev
   libgrpc-dev libgrpc++-dev protobuf-compiler protobuf-compiler-grpc grpc-proto
   libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
-  pkg-config cmake ruby-grpc python3-prometheus-client
+  pkg-config cmake ruby-grpc python3-prometheus-client python3-protobuf
   libabsl-dev googletest libgtest-dev libbenchmark-dev
   iproute2 dnsmasq-base
 )

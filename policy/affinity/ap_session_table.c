@@ -162,6 +162,20 @@ static ap_session_entry *find_live(ap_session_table *t, ap_session_shard *s,
   return e;
 }
 
+/* Drops up to `most` expired entries at the old end of the LRU list. */
+static void reclaim_expired_upto(ap_session_table *t, ap_session_shard *s,
+                                 uint64_t now_ms, size_t most,
+                                 size_t *reclaimed) {
+  for (size_t n = 0; n < most && s->oldest != NULL &&
+                     is_expired(t, s->oldest, now_ms);
+       n++) {
+    ap_session_entry *e = s->oldest;
+    detach(t, s, e);
+    free(e);
+    if (reclaimed) (*reclaimed)++;
+  }
+}
+
 /* Drops the expired entries at the old end of the LRU list. */
 static void reclaim_expired(ap_session_table *t, ap_session_shard *s,
                             uint64_t now_ms, size_t *reclaimed) {
@@ -420,6 +434,9 @@ int ap_session_table_route(ap_session_table *t, const char *key,
     if (now_ms > e->last_used_ms) e->last_used_ms = now_ms;
     lru_unlink(s, e);
     lru_push_newest(s, e);
+    /* Expiry is the data path's: a few of the shard's idle entries go
+     * with each call (a new key's insert reclaims them all). */
+    reclaim_expired_upto(t, s, now_ms, AP_SESSION_RECLAIM_PER_CALL, NULL);
     pthread_mutex_unlock(&s->mu);
     if (outcome) *outcome = AP_SESSION_HIT;
     return AP_OK;

@@ -10,8 +10,11 @@
  * shard). Because each shard has a fixed share, a table far from full may
  * already evict in a shard that received more than its share of keys; size
  * it with some room (keys spread evenly over the shards by hash). Entries unused for `idle_ms` expire: an expired entry is never
- * returned and is reclaimed on the next write to its shard or by
- * ap_session_table_expire().
+ * returned, and the calls through its shard reclaim it (a new key's
+ * insert all of the shard's expired entries, a known key's hit up to
+ * AP_SESSION_RECLAIM_PER_CALL), as does ap_session_table_expire(). Until
+ * then it still counts in ap_session_table_size(), which is what the
+ * table holds.
  *
  * Cost: every call that carries a key takes one shard mutex for a hash
  * lookup and a few pointer moves, unlike the lock-free default pick path.
@@ -60,6 +63,8 @@ extern "C" {
 #define AP_SESSION_MAX_ADDRESS_LEN ((size_t)512)
 /* Longest bucket chain: a lookup compares at most this many keys. */
 #define AP_SESSION_MAX_CHAIN 8u
+/* Expired entries a known key's route reclaims in its shard at most. */
+#define AP_SESSION_RECLAIM_PER_CALL 2u
 /* Shards used when the capacity allows (one mutex each). */
 #define AP_SESSION_DEFAULT_SHARDS 16u
 
@@ -125,7 +130,8 @@ int ap_session_table_expire(ap_session_table *table, uint64_t now_ms,
                             size_t *expired, ap_error *err);
 
 /* Number of entries held now (including expired ones not yet reclaimed).
- * Lock-free read of a counter; 0 for NULL. */
+ * Lock-free read of a counter, so that the status service can report it
+ * without taking a shard lock; 0 for NULL. */
 size_t ap_session_table_size(const ap_session_table *table);
 
 #ifdef __cplusplus

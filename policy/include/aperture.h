@@ -108,8 +108,12 @@ typedef struct aperture_status_server aperture_status_server;
  * loopback, ephemeral port). Listening on a non-loopback address, e.g.
  * "0.0.0.0:9901", is allowed but must be asked for explicitly; the server
  * is plaintext and unauthenticated. Requests above 64 KiB are refused with
- * RESOURCE_EXHAUSTED, unknown methods get UNIMPLEMENTED; one connection may
- * open at most 64 streams at once. Calls grpc_init()
+ * RESOURCE_EXHAUSTED, unknown methods get UNIMPLEMENTED; at most 32
+ * connections at once (one more is closed when accepted), each with at most
+ * 16 streams at once, closed after 10 s without a call and after 60 s (plus
+ * a 10 s grace) in any case; GetRingState answers hold at most 8 MiB at
+ * once, built or not yet read (docs/status.md, "Under load"). Calls
+ * grpc_init()
  * (balanced by aperture_status_server_stop). On success *out owns the server:
  * stop it with aperture_status_server_stop(). Returns APERTURE_EINVAL on bad
  * arguments or an invalid APERTURE_STATUS_MAX_CALLS (the message names it),

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "policy/registry/ap_registry.h"
+#include "policy/registry/ap_pages.h"
 #include "policy/registry/ap_registry_testing.h"
 
 #include <pthread.h>
@@ -97,6 +98,13 @@ void ap_registry_remove(ap_registry_entry *entry) {
   pthread_mutex_unlock(&g_mu);
 }
 
+size_t ap_registry_count(void) {
+  pthread_mutex_lock(&g_mu);
+  size_t n = g_count;
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
 int ap_snapshot_query_matches(const ap_snapshot_query *query, const char *target) {
   if (query == NULL || query->target_filter == NULL || query->target_filter[0] == '\0') return 1;
   return target != NULL && strstr(target, query->target_filter) != NULL;
@@ -111,6 +119,11 @@ void ap_snapshot_query_page(const ap_snapshot_query *query, size_t endpoint_coun
   if (query != NULL && *count > query->max_endpoints) *count = query->max_endpoints;
 }
 
+ap_endpoint_state *ap_endpoint_states_alloc(size_t count) {
+  if (count == 0 || count > SIZE_MAX / sizeof(ap_endpoint_state)) return NULL;
+  return ap_pages_alloc(count * sizeof(ap_endpoint_state));
+}
+
 void ap_ring_state_clear(ap_ring_state *state) {
   if (state == NULL) return;
   free(state->target);
@@ -121,7 +134,7 @@ void ap_ring_state_clear(ap_ring_state *state) {
   free(state->config_warnings);
   if (state->endpoints != NULL) {
     for (size_t i = 0; i < state->copied_endpoints; i++) free(state->endpoints[i].address);
-    free(state->endpoints);
+    ap_pages_free(state->endpoints);
   }
   memset(state, 0, sizeof *state);
 }

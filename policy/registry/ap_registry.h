@@ -139,7 +139,8 @@ typedef struct ap_ring_state {
 #define AP_SNAPSHOT_SKIP 1
 
 /* Fills *out with a deep copy of the instance's state, allocated with
- * malloc/strdup: every field, but only the page of endpoints that
+ * malloc/strdup (the endpoint array with ap_endpoint_states_alloc()):
+ * every field, but only the page of endpoints that
  * ap_snapshot_query_page() gives for out->query (first_endpoint,
  * copied_endpoints; endpoint_count stays the ring's size). On entry *out is
  * zeroed except `query`. Returns AP_OK, AP_SNAPSHOT_SKIP, or a negative
@@ -167,6 +168,10 @@ int ap_registry_add(ap_snapshot_fn fn, void *ctx, ap_registry_entry **out,
  * NULL is ignored. */
 void ap_registry_remove(ap_registry_entry *entry);
 
+/* Live instances now (what a snapshot may hold at most). Takes the
+ * registry lock briefly. */
+size_t ap_registry_count(void);
+
 /* Snapshot of every live instance whose target contains
  * query->target_filter, each with the page of endpoints the query asks for;
  * at most `max_total_endpoints` endpoints over all instances (later
@@ -177,6 +182,14 @@ void ap_registry_remove(ap_registry_entry *entry);
  * instances were added; free with ap_ring_states_free(). */
 int ap_registry_snapshot(const ap_snapshot_query *query, size_t max_total_endpoints,
                          ap_ring_state **states, size_t *count, ap_error *err);
+
+/* The array for a callback's page of `count` endpoints, zeroed: a callback
+ * allocates out->endpoints with this, never with malloc, and
+ * ap_ring_state_clear() frees it. A large one gets pages of its own that
+ * go back to the system when freed (ap_pages.h: a status query copies up
+ * to 20,000 endpoints, from threads that come and go). NULL when out of
+ * memory or count is 0. */
+ap_endpoint_state *ap_endpoint_states_alloc(size_t count);
 
 /* Frees the strings and endpoint array inside one state (not the struct). */
 void ap_ring_state_clear(ap_ring_state *state);

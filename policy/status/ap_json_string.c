@@ -25,6 +25,8 @@ void ap_json_write_string(FILE *f, const char *s) {
       fputs("\\t", f);
     } else if (*p < 0x20 || *p == 0x7F) {
       fprintf(f, "\\u%04x", *p);
+    } else if (len == 2 && ap_utf8_is_c1(p, len)) {
+      fprintf(f, "\\u%04x", p[1]); /* a terminal would act on it raw */
     } else {
       fwrite(p, 1, len, f);
     }

@@ -13,9 +13,10 @@ extern "C" {
 #endif
 
 /* Writes `s` as a quoted JSON string to `f` (NULL writes ""): \" \\ \n \r
- * \t, other control characters and DEL as \u00XX, well-formed UTF-8 as is,
- * and each byte that does not start well-formed UTF-8 as U+FFFD, so the
- * output is always valid UTF-8 JSON. A NULL `f` writes nothing. */
+ * \t, other control characters, DEL and the C1 controls as \u00XX,
+ * well-formed UTF-8 as is, and each byte that does not start well-formed
+ * UTF-8 as U+FFFD, so the output is always valid UTF-8 JSON that no
+ * terminal acts on. A NULL `f` writes nothing. */
 void ap_json_write_string(FILE *f, const char *s);
 
 #ifdef __cplusplus

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "policy/status/ap_text_escape.h"
+
 typedef const Aperture__V1__RingState ring_t;
 typedef const Aperture__V1__EndpointState endpoint_t;
 
@@ -106,14 +108,34 @@ static const endpoint_family kEndpoint[] = {
      e_latency_ewma},
 };
 
-/* A label value with \, " and newline escaped. */
+/* A label value as the text format allows it: valid UTF-8 with \, " and
+ * newline escaped (\\, \", \n, the only escapes a Prometheus or
+ * OpenMetrics parser knows). Every other control character (C0, DEL, C1:
+ * a terminal showing the scrape would act on them) and every byte that is
+ * not well-formed UTF-8 (the parsers refuse the whole scrape over one)
+ * becomes U+FFFD. */
 static void label_value(FILE *out, const char *s) {
+  const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
+  size_t left = strlen((const char *)p);
   fputc('"', out);
-  for (; s != NULL && *s; s++) {
-    if (*s == '\\') fputs("\\\\", out);
-    else if (*s == '"') fputs("\\\"", out);
-    else if (*s == '\n') fputs("\\n", out);
-    else fputc(*s, out);
+  while (left > 0) {
+    size_t len = ap_utf8_sequence_length(p, left);
+    if (len == 0) {
+      len = 1;
+      fputs("\xEF\xBF\xBD", out);
+    } else if (*p == '\\') {
+      fputs("\\\\", out);
+    } else if (*p == '"') {
+      fputs("\\\"", out);
+    } else if (*p == '\n') {
+      fputs("\\n", out);
+    } else if (*p < 0x20 || *p == 0x7F || ap_utf8_is_c1(p, len)) {
+      fputs("\xEF\xBF\xBD", out);
+    } else {
+      fwrite(p, 1, len, out);
+    }
+    p += len;
+    left -= len;
   }
   fputc('"', out);
 }

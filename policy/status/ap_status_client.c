@@ -15,8 +15,11 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
-/* Responses can hold 20,000 endpoints; leave ample room over 4 MiB. */
-#define CLIENT_MAX_RECEIVE_BYTES (64 * 1024 * 1024)
+#include "policy/status/ap_status_limits.h"
+
+/* No more than a status server sends (the largest answer and a margin):
+ * a hostile server cannot make the client buffer more. */
+#define CLIENT_MAX_RECEIVE_BYTES ((int)AP_STATUS_CLIENT_MAX_RESPONSE_BYTES)
 
 void ap_status_call_result_clear(ap_status_call_result *result) {
   if (result == NULL) return;

@@ -18,7 +18,9 @@
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "policy/core/pick/ap_health.h"
+#include "policy/registry/ap_pages.h"
 #include "policy/registry/ap_registry.h"
+#include "policy/status/ap_text_escape.h"
 
 static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {
   va_list ap;
@@ -30,14 +32,16 @@ static void reply_set(ap_status_reply *reply, int code, const char *fmt, ...) {
 
 void ap_status_reply_clear(ap_status_reply *reply) {
   if (reply == NULL) return;
-  free(reply->body);
+  ap_status_body_free(reply->body);
   memset(reply, 0, sizeof *reply);
 }
+
+void ap_status_body_free(void *body) { ap_pages_free(body); }
 
 /* Packs `msg` into reply->body, or sets INTERNAL/RESOURCE_EXHAUSTED. */
 static void reply_pack(ap_status_reply *reply, const ProtobufCMessage *msg) {
   size_t size = protobuf_c_message_get_packed_size(msg);
-  reply->body = malloc(size > 0 ? size : 1);
+  reply->body = ap_pages_alloc(size > 0 ? size : 1);
   if (reply->body == NULL) {
     reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte response", size);
     return;
@@ -160,6 +164,55 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   }
 }
 
+/* proto3 strings must be UTF-8, and a strict client (Python's) refuses the
+ * whole response over one bad string; a registry callback copies what a
+ * resolver, an application or a peer gave. So every string is repaired
+ * before it is sent: an owned one to a copy with each bad byte as U+FFFD,
+ * a fixed-size one in place with each bad byte as '?' (its size stays).
+ * Returns 0 when memory ran out. */
+static int repair_owned(char **s) {
+  if (*s == NULL || ap_utf8_valid(*s)) return 1;
+  char *repaired = ap_utf8_repaired(*s);
+  if (repaired == NULL) return 0;
+  free(*s);
+  *s = repaired;
+  return 1;
+}
+
+static void repair_fixed(char *s, size_t cap) {
+  s[cap - 1] = '\0';
+  size_t left = strlen(s);
+  unsigned char *p = (unsigned char *)s;
+  while (left > 0) {
+    size_t len = ap_utf8_sequence_length(p, left);
+    if (len == 0) {
+      *p = '?';
+      len = 1;
+    }
+    p += len;
+    left -= len;
+  }
+}
+
+static int repair_strings(ap_ring_state *s) {
+  int ok = repair_owned(&s->target) && repair_owned(&s->mode) &&
+           repair_owned(&s->last_status) && repair_owned(&s->peer_target);
+  repair_fixed(s->fingerprint, sizeof s->fingerprint);
+  repair_fixed(s->peer_fingerprint, sizeof s->peer_fingerprint);
+  repair_fixed(s->pick_metric, sizeof s->pick_metric);
+  repair_fixed(s->peer_keys, sizeof s->peer_keys);
+  for (size_t i = 0; ok && i < s->config_warning_count; i++)
+    ok = repair_owned(&s->config_warnings[i]);
+  for (size_t i = 0; ok && i < s->copied_endpoints; i++) {
+    ap_endpoint_state *e = &s->endpoints[i];
+    ok = repair_owned(&e->address);
+    /* Meant to be a static name; one that is not UTF-8 is not one. */
+    if (e->ejection_reason != NULL && !ap_utf8_valid(e->ejection_reason))
+      e->ejection_reason = "unknown";
+  }
+  return ok;
+}
+
 /* Clears `reply` and checks the raw request's size and presence; on a bad
  * request fills the error status and returns 0. */
 static int start_reply(const uint8_t *req, size_t len, ap_status_reply *reply) {
@@ -177,62 +230,214 @@ static int start_reply(const uint8_t *req, size_t len, ap_status_reply *reply) {
   return 1;
 }
 
-void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
-                                     ap_status_reply *reply) {
-  if (!start_reply(req, len, reply)) return;
+/* One GetRingState answer in the making (ap_status_handler.h). */
+struct ap_status_work {
+  ap_snapshot_query query;
+  char *target_filter; /* owned: the request is freed once decoded */
+  size_t estimate;
+  ap_ring_state *states; /* the copy, after ap_status_work_copy() */
+  size_t count;
+  size_t copy_bytes; /* what the copy allocated */
+};
+
+/* What building an answer takes per endpoint at most, for the estimate made
+ * before the copy: its copy (the state and its address), its message and
+ * its pointer, its packed bytes; an address of up to 48 bytes. */
+enum { kEstimatedAddress = 48, kAlloc = 16 };
+#define AP_ESTIMATE_PER_ENDPOINT                                                   \
+  (sizeof(ap_endpoint_state) + (kEstimatedAddress + kAlloc) +                       \
+   sizeof(Aperture__V1__EndpointState) + sizeof(Aperture__V1__EndpointState *) + \
+   (24 + kEstimatedAddress))
+#define AP_ESTIMATE_PER_RING \
+  (sizeof(ap_ring_state) + sizeof(ring_storage) + sizeof(Aperture__V1__RingState *) + 1024)
+
+void ap_status_work_free(ap_status_work *work) {
+  if (work == NULL) return;
+  ap_ring_states_free(work->states, work->count);
+  free(work->target_filter);
+  free(work);
+}
+
+ap_status_work *ap_status_work_start(const uint8_t *req, size_t len, ap_status_reply *reply) {
+  if (!start_reply(req, len, reply)) return NULL;
   Aperture__V1__GetRingStateRequest *request =
       aperture__v1__get_ring_state_request__unpack(NULL, len, req);
   if (request == NULL) {
     reply_set(reply, GRPC_STATUS_INVALID_ARGUMENT, "malformed GetRingStateRequest (%zu bytes)", len);
-    return;
+    return NULL;
   }
-  ap_snapshot_query query;
-  query.target_filter = request->target_filter;
-  query.start_index = request->start_index;
-  query.max_endpoints = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
-  if (query.max_endpoints > AP_STATUS_HARD_MAX_ENDPOINTS) query.max_endpoints = AP_STATUS_HARD_MAX_ENDPOINTS;
-  if (request->omit_endpoints) query.max_endpoints = 0;
-
-  /* Each instance filters and copies only its page (see ap_registry.h). */
-  ap_ring_state *states = NULL;
-  size_t count = 0;
-  ap_error err;
-  int rc = ap_registry_snapshot(&query, AP_STATUS_RESPONSE_ENDPOINT_BUDGET, &states, &count, &err);
+  ap_status_work *work = calloc(1, sizeof *work);
+  char *filter = strdup(request->target_filter != NULL ? request->target_filter : "");
+  if (work == NULL || filter == NULL) {
+    free(work);
+    free(filter);
+    aperture__v1__get_ring_state_request__free_unpacked(request, NULL);
+    reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for the request");
+    return NULL;
+  }
+  work->target_filter = filter;
+  work->query.target_filter = filter;
+  work->query.start_index = request->start_index;
+  size_t page = request->max_endpoints == 0 ? AP_STATUS_DEFAULT_MAX_ENDPOINTS : request->max_endpoints;
+  if (page > AP_STATUS_HARD_MAX_ENDPOINTS) page = AP_STATUS_HARD_MAX_ENDPOINTS;
+  if (request->omit_endpoints) page = 0;
+  work->query.max_endpoints = page;
   aperture__v1__get_ring_state_request__free_unpacked(request, NULL);
+  /* Every instance may match: a page of each, within the response's cap. */
+  const size_t rings = ap_registry_count();
+  size_t endpoints = page * rings;
+  if (rings > 0 && endpoints / rings != page) endpoints = SIZE_MAX;
+  if (endpoints > AP_STATUS_RESPONSE_ENDPOINT_BUDGET) endpoints = AP_STATUS_RESPONSE_ENDPOINT_BUDGET;
+  work->estimate = 4096 + rings * AP_ESTIMATE_PER_RING + endpoints * AP_ESTIMATE_PER_ENDPOINT;
+  return work;
+}
+
+size_t ap_status_work_estimate(const ap_status_work *work) {
+  return work != NULL ? work->estimate : 0;
+}
+
+/* Bytes a state's copy holds (the allocator's overhead included). */
+static size_t copy_bytes(const ap_ring_state *s) {
+  size_t n = sizeof *s;
+  const char *owned[] = {s->target, s->mode, s->last_status, s->peer_target};
+  for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+    if (owned[i] != NULL) n += strlen(owned[i]) + 1 + kAlloc;
+  n += s->copied_endpoints * sizeof(ap_endpoint_state) + kAlloc;
+  for (size_t i = 0; i < s->copied_endpoints; i++)
+    if (s->endpoints[i].address != NULL) n += strlen(s->endpoints[i].address) + 1 + kAlloc;
+  return n;
+}
+
+int ap_status_work_copy(ap_status_work *work, ap_status_reply *reply) {
+  if (work == NULL || reply == NULL) return 0;
+  /* Each instance filters and copies only its page (see ap_registry.h). */
+  ap_error err;
+  int rc = ap_registry_snapshot(&work->query, AP_STATUS_RESPONSE_ENDPOINT_BUDGET, &work->states,
+                                &work->count, &err);
   if (rc != AP_OK) {
     reply_set(reply, rc == AP_ENOMEM ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
               "registry snapshot failed: %s", err.message);
+    return 0;
+  }
+  work->copy_bytes = 0;
+  for (size_t i = 0; i < work->count; i++) work->copy_bytes += copy_bytes(&work->states[i]);
+  return 1;
+}
+
+/* The response's messages over the copy, and what the build needs of
+ * them: its two unshared steps run on these. */
+typedef struct answer_build {
+  ap_status_work *work;
+  ring_storage *rings;
+  Aperture__V1__RingState **ring_ptrs;
+  Aperture__V1__GetRingStateResponse response;
+  size_t packed; /* the answer's size, measured */
+  uint8_t *body; /* where it is packed */
+} answer_build;
+
+/* Unshared step 1: fills the messages from the copy and measures them. */
+static void measure_answer(void *arg) {
+  answer_build *b = arg;
+  for (size_t i = 0; i < b->work->count; i++) {
+    fill_ring(&b->work->states[i], &b->rings[i]);
+    b->ring_ptrs[i] = &b->rings[i].ring;
+  }
+  b->response.n_rings = b->work->count;
+  b->response.rings = b->ring_ptrs;
+  b->packed = protobuf_c_message_get_packed_size(&b->response.base);
+}
+
+/* Unshared step 2: packs them into the body. */
+static void pack_answer(void *arg) {
+  answer_build *b = arg;
+  b->packed = protobuf_c_message_pack(&b->response.base, b->body);
+}
+
+static void run_here(void *ctx, void (*fn)(void *arg), void *arg) {
+  (void)ctx;
+  fn(arg);
+}
+
+/* Every allocation the build makes, done before its unshared steps: the
+ * strings' repairs and the messages' storage. Returns 0 when memory ran
+ * out; *bytes gets the storage's size. */
+static int allocate_messages(answer_build *b, size_t *bytes) {
+  const size_t count = b->work->count;
+  *bytes = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!repair_strings(&b->work->states[i])) return 0;
+  if (count == 0) return 1;
+  b->rings = ap_pages_alloc(count * sizeof *b->rings);
+  b->ring_ptrs = ap_pages_alloc(count * sizeof *b->ring_ptrs);
+  if (b->rings == NULL || b->ring_ptrs == NULL) return 0;
+  *bytes = count * (sizeof *b->rings + sizeof *b->ring_ptrs) + 2 * kAlloc;
+  for (size_t i = 0; i < count; i++) {
+    size_t n = b->work->states[i].copied_endpoints;
+    if (n == 0) continue;
+    b->rings[i].endpoints = ap_pages_alloc(n * sizeof *b->rings[i].endpoints);
+    b->rings[i].endpoint_ptrs = ap_pages_alloc(n * sizeof *b->rings[i].endpoint_ptrs);
+    if (b->rings[i].endpoints == NULL || b->rings[i].endpoint_ptrs == NULL) return 0;
+    *bytes += n * (sizeof *b->rings[i].endpoints + sizeof *b->rings[i].endpoint_ptrs) + 2 * kAlloc;
+  }
+  return 1;
+}
+
+void ap_status_work_answer(ap_status_work *work, const ap_status_answer_hooks *hooks,
+                           ap_status_reply *reply, size_t *need) {
+  if (need != NULL) *need = 0;
+  if (reply == NULL) {
+    ap_status_work_free(work);
     return;
   }
-
-  ring_storage *rings = count > 0 ? calloc(count, sizeof *rings) : NULL;
-  Aperture__V1__RingState **ring_ptrs = count > 0 ? calloc(count, sizeof *ring_ptrs) : NULL;
-  int ok = count == 0 || (rings != NULL && ring_ptrs != NULL);
-  for (size_t i = 0; ok && i < count; i++) {
-    size_t n = states[i].copied_endpoints;
-    if (n > 0) {
-      rings[i].endpoints = calloc(n, sizeof *rings[i].endpoints);
-      rings[i].endpoint_ptrs = calloc(n, sizeof *rings[i].endpoint_ptrs);
-      if (rings[i].endpoints == NULL || rings[i].endpoint_ptrs == NULL) { ok = 0; break; }
-    }
-    fill_ring(&states[i], &rings[i]);
-    ring_ptrs[i] = &rings[i].ring;
+  if (work == NULL) {
+    reply_set(reply, GRPC_STATUS_INTERNAL, "no work to answer");
+    return;
   }
-  if (ok) {
-    Aperture__V1__GetRingStateResponse response = APERTURE__V1__GET_RING_STATE_RESPONSE__INIT;
-    response.n_rings = count;
-    response.rings = ring_ptrs;
-    reply_pack(reply, &response.base);
-  } else {
+  ap_status_run_fn run = hooks != NULL && hooks->run != NULL ? hooks->run : run_here;
+  void *ctx = hooks != NULL ? hooks->ctx : NULL;
+  answer_build b;
+  memset(&b, 0, sizeof b);
+  b.work = work;
+  aperture__v1__get_ring_state_response__init(&b.response);
+  size_t messages = 0;
+  if (!allocate_messages(&b, &messages)) {
     reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory building the response");
+  } else {
+    run(ctx, measure_answer, &b);
+    /* What the answer takes at its peak: the copy, the messages, the bytes. */
+    const size_t total = work->copy_bytes + messages + b.packed + kAlloc;
+    if (need != NULL) *need = total;
+    if (hooks == NULL || hooks->fits == NULL || hooks->fits(ctx, total, reply)) {
+      b.body = ap_pages_alloc(b.packed > 0 ? b.packed : 1);
+      if (b.body == NULL) {
+        reply_set(reply, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte response",
+                  b.packed);
+      } else {
+        run(ctx, pack_answer, &b);
+        reply->body = b.body;
+        reply->body_len = b.packed;
+        reply_set(reply, GRPC_STATUS_OK, "");
+      }
+    }
   }
-  for (size_t i = 0; rings != NULL && i < count; i++) {
-    free(rings[i].endpoints);
-    free(rings[i].endpoint_ptrs);
+  for (size_t i = 0; b.rings != NULL && i < work->count; i++) {
+    ap_pages_free(b.rings[i].endpoints);
+    ap_pages_free(b.rings[i].endpoint_ptrs);
   }
-  free(rings);
-  free(ring_ptrs);
-  ap_ring_states_free(states, count);
+  ap_pages_free(b.rings);
+  ap_pages_free(b.ring_ptrs);
+  ap_status_work_free(work);
+}
+
+void ap_status_handle_get_ring_state(const uint8_t *req, size_t len,
+                                     ap_status_reply *reply) {
+  ap_status_work *work = ap_status_work_start(req, len, reply);
+  if (work == NULL) return;
+  if (!ap_status_work_copy(work, reply)) {
+    ap_status_work_free(work);
+    return;
+  }
+  ap_status_work_answer(work, NULL, reply, NULL);
 }
 
 void ap_status_handle_health_check(const uint8_t *req, size_t len,

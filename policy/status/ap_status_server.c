@@ -14,7 +14,20 @@
  * `max_calls` at once (ap_status_limits.h); a call past the bound is
  * answered RESOURCE_EXHAUSTED by the thread that received it. So the admin
  * thread and gRPC's callback threads only accept, reject and complete
- * calls, and never wait for a snapshot.
+ * calls, and never wait for a snapshot. A call's thread copies the page
+ * from the registry (the only shared state an answer reads, under the
+ * registry's and the channels' locks) and allocates what the answer
+ * needs; threads at the idle scheduling class fill, measure and pack it,
+ * allocating nothing and holding no lock (not even the allocator's); the
+ * call's thread frees the copy and sends the answer. So the idle class
+ * never holds what another thread may wait for.
+ *
+ * Memory: every call reserves, before it copies, the most its answer can
+ * take from the service's budget (ap_status_budget.h), trues it up once
+ * the answer's size is known, and keeps the answer's bytes reserved until
+ * the client has them, so that clients that do not read cannot pile up
+ * answers. The admin server also caps its connections
+ * (ap_status_listener.h) and gives them an idle time and a maximum age.
  */
 #define _GNU_SOURCE
 
@@ -36,8 +49,11 @@
 
 #include "policy/core/ap_error.h"
 #include "policy/include/aperture.h"
+#include "policy/status/ap_status_budget.h"
 #include "policy/status/ap_status_handler.h"
 #include "policy/status/ap_status_limits.h"
+#include "policy/status/ap_status_listener.h"
+#include "policy/status/ap_status_server_testing.h"
 
 enum call_kind { KIND_RING_STATE = 0, KIND_HEALTH = 1, KIND_UNKNOWN = 2, KIND_COUNT = 3 };
 
@@ -52,12 +68,14 @@ struct aperture_status_service {
   int shutting_down;     /* no new requests are posted */
   unsigned max_calls;    /* GetRingState calls computed at once, at most */
   unsigned active_calls; /* GetRingState calls being computed now */
+  ap_status_budget budget; /* bytes of answers built or being built */
   int cq_shutdown_done;  /* callback queue's shutdown functor ran */
   grpc_completion_queue_functor cq_shutdown;
 };
 
 struct aperture_status_server {
   struct aperture_status_service svc;
+  ap_status_listener *listener;
   pthread_t thread;
   int port;
   int server_shutdown_done;
@@ -77,7 +95,22 @@ typedef struct status_call {
   grpc_byte_buffer *response;
   grpc_slice status_details;
   int cancelled;
+  size_t reserved; /* of svc->budget, until the answer is sent */
 } status_call;
+
+/* Tests may shrink the limits of services started afterwards
+ * (ap_status_server_testing.h); 0 keeps the default. */
+static size_t g_test_budget_bytes;
+static unsigned g_test_max_connections;
+static int g_test_idle_ms, g_test_age_ms, g_test_grace_ms;
+
+void ap_status_set_limits_for_testing(const ap_status_test_limits *limits) {
+  g_test_budget_bytes = limits != NULL ? limits->budget_bytes : 0;
+  g_test_max_connections = limits != NULL ? limits->max_connections : 0;
+  g_test_idle_ms = limits != NULL ? limits->idle_ms : 0;
+  g_test_age_ms = limits != NULL ? limits->age_ms : 0;
+  g_test_grace_ms = limits != NULL ? limits->grace_ms : 0;
+}
 
 /* The public functions report through aperture_error; inside, the core's
  * ap_error_set formats every message, and export_error copies it out (the
@@ -146,7 +179,17 @@ static int request_next(struct aperture_status_service *svc, int kind) {
   return APERTURE_OK;
 }
 
-/* Runs the handler for the call's method on its request bytes. */
+/* The request's bytes (an empty slice when there are none). */
+static grpc_slice request_bytes(status_call *c) {
+  grpc_byte_buffer_reader reader;
+  if (c->payload == NULL || !grpc_byte_buffer_reader_init(&reader, c->payload))
+    return grpc_empty_slice();
+  grpc_slice bytes = grpc_byte_buffer_reader_readall(&reader);
+  grpc_byte_buffer_reader_destroy(&reader);
+  return bytes;
+}
+
+/* Runs the handler for a health or unknown method's call. */
 static void handle(status_call *c, ap_status_reply *reply) {
   memset(reply, 0, sizeof *reply);
   if (c->kind == KIND_UNKNOWN) {
@@ -161,20 +204,8 @@ static void handle(status_call *c, ap_status_reply *reply) {
     snprintf(reply->message, sizeof reply->message, "request message missing");
     return;
   }
-  grpc_byte_buffer_reader reader;
-  if (!grpc_byte_buffer_reader_init(&reader, c->payload)) {
-    reply->code = GRPC_STATUS_INVALID_ARGUMENT;
-    snprintf(reply->message, sizeof reply->message, "request message unreadable");
-    return;
-  }
-  grpc_slice bytes = grpc_byte_buffer_reader_readall(&reader);
-  grpc_byte_buffer_reader_destroy(&reader);
-  const uint8_t *data = GRPC_SLICE_START_PTR(bytes);
-  size_t len = GRPC_SLICE_LENGTH(bytes);
-  if (c->kind == KIND_RING_STATE)
-    ap_status_handle_get_ring_state(data, len, reply);
-  else
-    ap_status_handle_health_check(data, len, reply);
+  grpc_slice bytes = request_bytes(c);
+  ap_status_handle_health_check(GRPC_SLICE_START_PTR(bytes), GRPC_SLICE_LENGTH(bytes), reply);
   grpc_slice_unref(bytes);
 }
 
@@ -190,7 +221,13 @@ static int send_reply(status_call *c, ap_status_reply *replyp) {
   ops[n].data.send_initial_metadata.count = 0;
   n++;
   if (reply.code == GRPC_STATUS_OK) {
-    grpc_slice body = grpc_slice_from_copied_buffer((const char *)reply.body, reply.body_len);
+    /* gRPC takes the body as it is (no copy into its own allocation) and
+     * frees it when sent: its pages go back to the system then. */
+    grpc_slice body = grpc_empty_slice();
+    if (reply.body_len > 0) {
+      body = grpc_slice_new(reply.body, reply.body_len, ap_status_body_free);
+      reply.body = NULL;
+    }
     c->response = grpc_raw_byte_buffer_create(&body, 1);
     grpc_slice_unref(body);
     ops[n].op = GRPC_OP_SEND_MESSAGE;
@@ -239,10 +276,14 @@ static void reply_busy(ap_status_reply *reply, const char *why, unsigned max_cal
            max_calls, AP_STATUS_MAX_CALLS_ENV);
 }
 
-/* Status answers are for operators, calls are the service: the thread that
- * builds an answer runs at the idle scheduling class (Linux; elsewhere, or
- * if refused, at the normal one), so a flood of queries takes CPU time that
- * the channels leave unused rather than time they need. */
+/* Status answers are for operators, calls are the service: the threads
+ * that build an answer run at the idle scheduling class (Linux; elsewhere,
+ * or if refused, at the normal one), so a flood of queries takes CPU time
+ * that the channels leave unused rather than time they need. Such a
+ * thread may wait long for the CPU, so it must hold nothing another
+ * thread could wait for: no lock, and no allocation (malloc's arenas have
+ * locks, shared between threads once there are more threads than arenas).
+ * The budget it checks is a lock-free counter. */
 static void yield_cpu_to_calls(void) {
 #ifdef SCHED_IDLE
   struct sched_param param;
@@ -251,17 +292,115 @@ static void yield_cpu_to_calls(void) {
 #endif
 }
 
-/* Computes and sends one admitted GetRingState answer on its own thread.
- * The slot is released once the answer is built (the costly part), before
- * it is sent. The call's posted tag keeps `svc` alive until tag_done. */
+static size_t budget_limit(const struct aperture_status_service *svc) { return svc->budget.limit; }
+
+/* The step before packing (ap_status_fits_fn): the answer's whole size,
+ * and the call's own memory in gRPC, must fit what the call reserved or
+ * what is left of the budget; an answer larger than the budget never
+ * does. */
+static int fits_budget(void *ctx, size_t need, ap_status_reply *reply) {
+  status_call *c = ctx;
+  struct aperture_status_service *svc = c->svc;
+  const size_t total = need + AP_STATUS_HELD_CALL_BYTES;
+  if (total > budget_limit(svc)) {
+    reply->code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+    snprintf(reply->message, sizeof reply->message,
+             "answer of %zu bytes is larger than the %zu bytes the status service gives one "
+             "answer; ask for fewer endpoints (max_endpoints, start_index)",
+             total, budget_limit(svc));
+    return 0;
+  }
+  if (total > c->reserved) {
+    if (!ap_status_budget_reserve(&svc->budget, total - c->reserved)) {
+      reply->code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+      snprintf(reply->message, sizeof reply->message,
+               "status service busy: answers being built or not yet read by their clients hold "
+               "%zu of %zu bytes; retry later",
+               ap_status_budget_held(&svc->budget), budget_limit(svc));
+      return 0;
+    }
+    c->reserved = total;
+  }
+  return 1;
+}
+
+typedef struct idle_job {
+  void (*fn)(void *arg);
+  void *arg;
+} idle_job;
+
+static void *run_idle_job(void *arg) {
+  idle_job *job = arg;
+  yield_cpu_to_calls();
+  job->fn(job->arg);
+  return NULL;
+}
+
+/* The build's CPU work (ap_status_run_fn): on a thread at the idle class,
+ * waited for here; on this thread when no thread can start. The work
+ * allocates nothing and takes no lock (ap_status_handler.h). */
+static void run_at_idle_class(void *ctx, void (*fn)(void *arg), void *arg) {
+  (void)ctx;
+  idle_job job = {fn, arg};
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, run_idle_job, &job) == 0) {
+    pthread_join(thread, NULL);
+  } else {
+    fn(arg);
+  }
+}
+
+/* Computes one admitted GetRingState answer and sends it, on the call's
+ * own thread: decode, reserve the estimate, copy, build at the idle class,
+ * keep only the answer's bytes reserved, give the slot back, send. The
+ * call's posted tag keeps `svc` alive until tag_done. */
 static void *serve_ring_state(void *arg) {
   status_call *c = arg;
   struct aperture_status_service *svc = c->svc;
-  yield_cpu_to_calls();
   ap_status_reply reply;
-  handle(c, &reply);
+  grpc_slice bytes = request_bytes(c);
+  ap_status_work *work = c->payload == NULL
+                             ? NULL
+                             : ap_status_work_start(GRPC_SLICE_START_PTR(bytes),
+                                                    GRPC_SLICE_LENGTH(bytes), &reply);
+  grpc_slice_unref(bytes);
+  if (c->payload == NULL) {
+    memset(&reply, 0, sizeof reply);
+    reply.code = GRPC_STATUS_INVALID_ARGUMENT;
+    snprintf(reply.message, sizeof reply.message, "request message missing");
+  }
+  if (work != NULL) {
+    /* No answer may need more than the whole budget (fits_budget refuses
+     * it), so no call reserves more. */
+    size_t estimate = ap_status_work_estimate(work) + AP_STATUS_HELD_CALL_BYTES;
+    if (estimate > budget_limit(svc)) estimate = budget_limit(svc);
+    if (!ap_status_budget_reserve(&svc->budget, estimate)) {
+      ap_status_work_free(work);
+      reply.code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+      snprintf(reply.message, sizeof reply.message,
+               "status service busy: answers being built or not yet read by their clients hold "
+               "%zu of %zu bytes; retry later",
+               ap_status_budget_held(&svc->budget), budget_limit(svc));
+    } else {
+      c->reserved = estimate;
+      if (ap_status_work_copy(work, &reply)) {
+        const ap_status_answer_hooks hooks = {run_at_idle_class, fits_budget, c};
+        ap_status_work_answer(work, &hooks, &reply, NULL);
+      } else {
+        ap_status_work_free(work);
+      }
+    }
+  }
+  /* From here until it is sent the call holds its answer and itself. */
+  const size_t keep =
+      c->reserved == 0 ? 0 : (reply.code == GRPC_STATUS_OK ? reply.body_len : 0) + AP_STATUS_HELD_CALL_BYTES;
+  if (c->reserved > keep) {
+    ap_status_budget_release(&svc->budget, c->reserved - keep);
+    c->reserved = keep;
+  }
   release_slot(svc);
   if (send_reply(c, &reply) != 0) {
+    ap_status_budget_release(&svc->budget, c->reserved);
     call_free(c);
     tag_done(svc);
   }
@@ -293,6 +432,8 @@ static int dispatch_ring_state(status_call *c, ap_status_reply *reply) {
 static void on_call_event(grpc_completion_queue_functor *functor, int ok) {
   status_call *c = (status_call *)functor;
   struct aperture_status_service *svc = c->svc;
+  /* The answer reached the client (or the call ended): its bytes are free. */
+  if (c->replying) ap_status_budget_release(&svc->budget, c->reserved);
   if (!c->replying && ok) {
     request_next(svc, c->kind); /* keep one request posted per method */
     ap_status_reply reply;
@@ -319,6 +460,8 @@ static int service_init(struct aperture_status_service *svc, grpc_server *server
   char why[160];
   if (ap_status_parse_max_calls(getenv(AP_STATUS_MAX_CALLS_ENV), &svc->max_calls, why, sizeof why) != 0)
     return ap_error_set(err, AP_EINVAL, "%s", why);
+  ap_status_budget_init(&svc->budget,
+                        g_test_budget_bytes != 0 ? g_test_budget_bytes : AP_STATUS_ANSWER_BUDGET_BYTES);
   svc->methods[KIND_RING_STATE] = grpc_server_register_method(
       server, AP_STATUS_METHOD_GET_RING_STATE, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
   if (svc->methods[KIND_RING_STATE] == NULL)
@@ -407,21 +550,30 @@ static int server_start(const char *address, aperture_status_server **out, ap_er
   s->server_shutdown.functor_run = on_server_shutdown;
   grpc_init();
 
-  /* No SO_REUSEPORT: a busy port must fail, not share queries between two
-   * processes' status servers. */
-  grpc_arg arg[3];
+  /* Each connection: a 64 KiB request at most, a bounded number of
+   * streams (further ones wait in the client, not here), closed after
+   * being idle for a while, and after its maximum age plus a grace even
+   * when its client never reads (which keeps its calls open). */
+  const int idle_ms = g_test_idle_ms != 0 ? g_test_idle_ms : AP_STATUS_CONNECTION_IDLE_MS;
+  const int age_ms = g_test_age_ms != 0 ? g_test_age_ms : AP_STATUS_CONNECTION_AGE_MS;
+  const int grace_ms = g_test_grace_ms != 0 ? g_test_grace_ms : AP_STATUS_CONNECTION_GRACE_MS;
+  grpc_arg arg[5];
   arg[0].type = GRPC_ARG_INTEGER;
   arg[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
   arg[0].value.integer = AP_STATUS_MAX_REQUEST_BYTES;
   arg[1].type = GRPC_ARG_INTEGER;
-  arg[1].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
-  arg[1].value.integer = 0;
-  /* One client connection cannot open streams without bound; further
-   * streams wait in that client, not in this server. */
+  arg[1].key = (char *)GRPC_ARG_MAX_CONCURRENT_STREAMS;
+  arg[1].value.integer = AP_STATUS_MAX_STREAMS_PER_CONNECTION;
   arg[2].type = GRPC_ARG_INTEGER;
-  arg[2].key = (char *)GRPC_ARG_MAX_CONCURRENT_STREAMS;
-  arg[2].value.integer = AP_STATUS_MAX_STREAMS_PER_CONNECTION;
-  grpc_channel_args args = {3, arg};
+  arg[2].key = (char *)GRPC_ARG_MAX_CONNECTION_IDLE_MS;
+  arg[2].value.integer = idle_ms;
+  arg[3].type = GRPC_ARG_INTEGER;
+  arg[3].key = (char *)GRPC_ARG_MAX_CONNECTION_AGE_MS;
+  arg[3].value.integer = age_ms;
+  arg[4].type = GRPC_ARG_INTEGER;
+  arg[4].key = (char *)GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS;
+  arg[4].value.integer = grace_ms;
+  grpc_channel_args args = {5, arg};
   grpc_server *server = grpc_server_create(&args, NULL);
   grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
   s->svc.server = server;
@@ -436,19 +588,24 @@ static int server_start(const char *address, aperture_status_server **out, ap_er
     admin_abort(s);
     return rc;
   }
-  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
-  s->port = grpc_server_add_http2_port(server, address, creds);
-  grpc_server_credentials_release(creds);
-  if (s->port <= 0) {
+  /* Its own listening socket (ap_status_listener.h): gRPC 1.51 cannot cap
+   * a server's connections. */
+  ap_error listen_err;
+  rc = ap_status_listener_open(address, &s->listener, &s->port, &listen_err);
+  if (rc != AP_OK) {
     admin_abort(s);
-    return ap_error_set(err, AP_EUNAVAIL, "aperture_status_server_start: cannot listen on \"%.200s\"",
-                     address);
+    return ap_error_set(err, rc, "aperture_status_server_start: %s", listen_err.message);
   }
   grpc_server_start(server);
   rc = service_start(&s->svc, err);
+  const unsigned max_connections =
+      g_test_max_connections != 0 ? g_test_max_connections : AP_STATUS_MAX_CONNECTIONS;
+  if (rc == APERTURE_OK) rc = ap_status_listener_start(s->listener, server, max_connections, err);
   if (rc == APERTURE_OK && pthread_create(&s->thread, NULL, admin_loop, s) != 0)
     rc = ap_error_set(err, AP_EINTERNAL, "aperture_status_server_start: cannot create its thread");
   if (rc != APERTURE_OK) {
+    ap_status_listener_close(s->listener);
+    s->listener = NULL;
     /* Requests may be posted: drain them on this thread, then free. */
     pthread_mutex_lock(&s->svc.mu);
     s->svc.shutting_down = 1;
@@ -473,8 +630,25 @@ int aperture_status_server_port(const aperture_status_server *server) {
   return server != NULL ? server->port : -1;
 }
 
+size_t ap_status_server_connections(aperture_status_server *server) {
+  return server != NULL ? ap_status_listener_open_connections(server->listener) : 0;
+}
+
+size_t ap_status_server_refused_connections(aperture_status_server *server) {
+  return server != NULL ? ap_status_listener_refused(server->listener) : 0;
+}
+
+size_t ap_status_service_held_bytes(const aperture_status_service *service) {
+  return service != NULL ? ap_status_budget_held((ap_status_budget *)&service->budget) : 0;
+}
+
+size_t ap_status_server_held_bytes(const aperture_status_server *server) {
+  return server != NULL ? ap_status_service_held_bytes(&server->svc) : 0;
+}
+
 void aperture_status_server_stop(aperture_status_server *s) {
   if (s == NULL) return;
+  ap_status_listener_close(s->listener); /* no new connections */
   pthread_mutex_lock(&s->svc.mu);
   s->svc.shutting_down = 1;
   pthread_mutex_unlock(&s->svc.mu);

@@ -5,6 +5,7 @@
 #include "policy/status/ap_text_escape.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int in_range(unsigned char b, unsigned char lo, unsigned char hi) {
@@ -40,6 +41,47 @@ size_t ap_utf8_sequence_length(const unsigned char *p, size_t len) {
   return n;
 }
 
+int ap_utf8_is_c1(const unsigned char *p, size_t len) {
+  return p != NULL && len >= 2 && p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;
+}
+
+int ap_utf8_valid(const char *s) {
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t left = strlen((const char *)p);
+  while (left > 0) {
+    size_t len = ap_utf8_sequence_length(p, left);
+    if (len == 0) return 0;
+    p += len;
+    left -= len;
+  }
+  return 1;
+}
+
+char *ap_utf8_repaired(const char *s) {
+  if (s == NULL) return NULL;
+  const unsigned char *p = (const unsigned char *)s;
+  size_t left = strlen(s);
+  /* Each bad byte becomes 3 bytes at most. */
+  char *out = malloc(3 * left + 1);
+  if (out == NULL) return NULL;
+  size_t used = 0;
+  while (left > 0) {
+    size_t len = ap_utf8_sequence_length(p, left);
+    if (len == 0) {
+      memcpy(out + used, "\xEF\xBF\xBD", 3);
+      used += 3;
+      len = 1;
+    } else {
+      memcpy(out + used, p, len);
+      used += len;
+    }
+    p += len;
+    left -= len;
+  }
+  out[used] = '\0';
+  return out;
+}
+
 /* Appends `piece` (len bytes) when it fits with room for `reserve` more
  * bytes and the NUL; returns 0 when it does not. */
 static int append(char *out, size_t cap, size_t *used, const char *piece,
@@ -63,8 +105,7 @@ static int escape_terminal(const char *s, char *out, size_t cap,
     char piece[8];
     size_t len = ap_utf8_sequence_length(p, left);
     size_t consumed = len;
-    /* C1 controls (U+0080..U+009F) are 0xC2 0x80..0x9F in UTF-8. */
-    const int c1 = len == 2 && p[0] == 0xC2 && p[1] <= 0x9F;
+    const int c1 = len == 2 && ap_utf8_is_c1(p, len);
     if (len == 0 || c1 || p[0] < 0x20 || p[0] == 0x7F) {
       snprintf(piece, sizeof piece, "\\x%02x", p[0]);
       len = 4;

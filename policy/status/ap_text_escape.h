@@ -26,6 +26,18 @@ size_t ap_utf8_sequence_length(const unsigned char *p, size_t len);
  * out is NULL or cap is 0. */
 const char *ap_escape_for_terminal(const char *s, char *out, size_t cap);
 
+/* 1 when the C1 control U+0080..U+009F starts the `len` bytes at `p`
+ * (0xC2 0x80..0x9F): terminals act on these as on ESC sequences. */
+int ap_utf8_is_c1(const unsigned char *p, size_t len);
+
+/* 1 when `s` (NUL-terminated; NULL counts as "") is well-formed UTF-8. */
+int ap_utf8_valid(const char *s);
+
+/* A malloc'd copy of `s` with every byte that does not start a well-formed
+ * UTF-8 sequence replaced by U+FFFD, so that it can go into a proto3
+ * string (strict clients refuse a whole message over one bad string).
+ * NULL when `s` is NULL or memory runs out. */
+char *ap_utf8_repaired(const char *s);
 
 #ifdef __cplusplus
 }

@@ -19,9 +19,11 @@
 
 #include "aperture/v1/status.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
+#include "policy/status/ap_decode_limit.h"
 #include "policy/status/ap_json_string.h"
 #include "policy/status/ap_metrics.h"
 #include "policy/status/ap_status_client.h"
+#include "policy/status/ap_status_limits.h"
 #include "policy/status/ap_text_escape.h"
 
 enum { EXIT_OK = 0, EXIT_RPC = 1, EXIT_USAGE = 2, EXIT_DECODE = 3 };
@@ -272,10 +274,32 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
         if (e->latency_ewma_ms >= 0) printf(" %9.3f", e->latency_ewma_ms);
         else printf(" %9s", "-");
       }
-      printf(" %s\n", e->health != NULL && e->health[0] ? e->health : "ok");
+      char health[64];
+      ap_escape_for_terminal(e->health != NULL && e->health[0] ? e->health : "ok", health,
+                             sizeof health);
+      printf(" %s\n", health);
     }
   }
   printf("\nAP: * in the aperture, w added by widening, d draining (removal grace)\n");
+}
+
+/* Decodes a response body as `desc`, unless protobuf-c would need more than
+ * AP_STATUS_CLIENT_MAX_DECODE_BYTES for it (ap_decode_limit.h: it
+ * allocates a struct for every tiny message a hostile server can send).
+ * NULL with a message on stderr when the body is refused or undecodable. */
+static ProtobufCMessage *decode_response(const char *address, const ProtobufCMessageDescriptor *desc,
+                                         const uint8_t *body, size_t len) {
+  if (ap_decode_cost(desc, body, len, AP_STATUS_CLIENT_MAX_DECODE_BYTES) == SIZE_MAX) {
+    fprintf(stderr,
+            "aperturectl: %s sent an undecodable %s (%zu bytes: malformed, or more than %zu MiB "
+            "to decode)\n",
+            address, desc->short_name, len, AP_STATUS_CLIENT_MAX_DECODE_BYTES >> 20);
+    return NULL;
+  }
+  ProtobufCMessage *msg = protobuf_c_message_unpack(desc, NULL, len, body);
+  if (msg == NULL)
+    fprintf(stderr, "aperturectl: %s sent an undecodable %s\n", address, desc->short_name);
+  return msg;
 }
 
 /* Reports a failed call on stderr; returns the exit code. */
@@ -356,13 +380,10 @@ static int cmd_status(const char *address, int argc, char **argv, int metrics) {
                          timeout_ms, &res);
   free(bytes);
   if (rc != EXIT_OK) return rc;
-  Aperture__V1__GetRingStateResponse *resp =
-      aperture__v1__get_ring_state_response__unpack(NULL, res.body_len, res.body);
+  Aperture__V1__GetRingStateResponse *resp = (Aperture__V1__GetRingStateResponse *)decode_response(
+      address, &aperture__v1__get_ring_state_response__descriptor, res.body, res.body_len);
   ap_status_call_result_clear(&res);
-  if (resp == NULL) {
-    fprintf(stderr, "aperturectl: %s sent an undecodable GetRingStateResponse\n", address);
-    return EXIT_DECODE;
-  }
+  if (resp == NULL) return EXIT_DECODE;
   if (metrics) ap_metrics_write(stdout, resp);
   else if (json) print_json(resp);
   else print_table(resp);
@@ -398,13 +419,10 @@ static int cmd_health(const char *address, int argc, char **argv) {
   ap_status_call_result res;
   int rc = call_answered(address, "/grpc.health.v1.Health/Check", bytes, len, timeout_ms, &res);
   if (rc != EXIT_OK) return rc;
-  Grpc__Health__V1__HealthCheckResponse *resp =
-      grpc__health__v1__health_check_response__unpack(NULL, res.body_len, res.body);
+  Grpc__Health__V1__HealthCheckResponse *resp = (Grpc__Health__V1__HealthCheckResponse *)decode_response(
+      address, &grpc__health__v1__health_check_response__descriptor, res.body, res.body_len);
   ap_status_call_result_clear(&res);
-  if (resp == NULL) {
-    fprintf(stderr, "aperturectl: %s sent an undecodable HealthCheckResponse\n", address);
-    return EXIT_DECODE;
-  }
+  if (resp == NULL) return EXIT_DECODE;
   int serving = resp->status == GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
   const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
       &grpc__health__v1__health_check_response__serving_status__descriptor, (int)resp->status);

@@ -1,11 +1,13 @@
 // Request affinity through real channels: the aperture policy with
 // "affinity": "sticky" or "hash", backends on 127.0.0.1 that answer with
 // their own address, and gRPC's fake resolver for membership changes.
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -184,6 +186,36 @@ TEST(StickyAffinity, FloodOfUniqueKeysKeepsTheTableAtItsCap) {
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(channel.CallServedBy(kHeader, "flood-599"), last);
   }
+}
+
+// A status query reads the table's size, a counter: it takes no shard lock
+// and changes nothing (sessions used to be expired by the query itself,
+// from the status service's idle-class thread). Idle sessions are the
+// calls' to reclaim: they count until a call reaches their shard.
+TEST(StickyAffinity, StatusQueriesLeaveTheSessionTableAlone) {
+  auto backends = StartBackends(3);
+  auto all = Addresses(backends);
+  TestChannel channel("sticky-status", StickyConfig(",\"sessionIdleMs\":100"));
+  channel.SetAddresses(all);
+  ASSERT_TRUE(WaitReady(channel, all));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_FALSE(channel.CallServedBy(kHeader, "idle-" + std::to_string(i)).empty());
+  }
+  // Past their idle time: expired, not yet reclaimed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  for (int query = 0; query < 3; ++query) {
+    StateView view;
+    ASSERT_TRUE(Snapshot(channel.target(), &view));
+    EXPECT_EQ(view.affinity_sessions, 20u) << "query " << query;
+  }
+  // The same keys again: each is placed anew, and each insert reclaims the
+  // expired entries of its shard, so the table holds just these 20.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_FALSE(channel.CallServedBy(kHeader, "idle-" + std::to_string(i)).empty());
+  }
+  StateView view;
+  ASSERT_TRUE(Snapshot(channel.target(), &view));
+  EXPECT_EQ(view.affinity_sessions, 20u);
 }
 
 // ---- hash mode -------------------------------------------------------------

@@ -457,6 +457,39 @@ TEST(SessionTable, RouteReplacesExpiredEntriesAsNew) {
   EXPECT_EQ(tb.Size(), 1u);
 }
 
+// Expiry is the data path's: a known key's hit reclaims up to
+// AP_SESSION_RECLAIM_PER_CALL idle entries of its own shard, oldest
+// first, until none is left there; the other shards keep theirs (still
+// counted: the size is what the table holds) until calls reach them.
+TEST(SessionTable, AHitReclaimsIdleEntriesOfItsShard) {
+  Table tb(1000, 1000);
+  Pool pool;
+  pool.Add("A:1");
+  for (int i = 0; i < 200; ++i) tb.Put("idle-" + std::to_string(i), "A:1", 0);
+  ap_session_outcome out;
+  EXPECT_EQ(pool.Route(tb.t, "hot", &out, 900), "A:1");  // used at 900
+  EXPECT_EQ(out, AP_SESSION_PLACED);
+  ASSERT_EQ(tb.Size(), 201u);
+  // At 1500 every idle-* entry has expired, "hot" has not.
+  size_t size = tb.Size();
+  for (int call = 0; call < 40; ++call) {
+    EXPECT_EQ(pool.Route(tb.t, "hot", &out, 1500), "A:1");
+    EXPECT_EQ(out, AP_SESSION_HIT);
+    const size_t now = tb.Size();
+    EXPECT_LE(size - now, AP_SESSION_RECLAIM_PER_CALL);
+    if (call == 0) EXPECT_EQ(size - now, AP_SESSION_RECLAIM_PER_CALL);
+    size = now;
+  }
+  // 200 keys over 16 shards: "hot"'s shard had some, the others keep
+  // theirs until a call reaches them or ap_session_table_expire runs.
+  EXPECT_LT(size, 201u - AP_SESSION_RECLAIM_PER_CALL);
+  EXPECT_GT(size, 100u);
+  size_t expired = 0;
+  ASSERT_EQ(ap_session_table_expire(tb.t, 1500, &expired, nullptr), AP_OK);
+  EXPECT_EQ(tb.Size(), 1u);
+  EXPECT_EQ(expired, size - 1);
+}
+
 // place() must return a plausible address; the table refuses others.
 TEST(SessionTable, RouteRejectsBadPlacedAddress) {
   Table tb(10, 0);

@@ -14,6 +14,7 @@
 
 #include "aperture.h"
 #include "policy/lb/config/config.h"
+#include "policy/lb/config/config_fields.h"
 #include "policy/lb/coordinate/coordinate.h"
 #include "src/core/lib/config/core_configuration.h"
 #include "src/core/lib/json/json.h"
@@ -399,6 +400,115 @@ TEST(ApertureConfig, HashPointsOverTheCapAreRejected) {
   EXPECT_TRUE(ParseThroughRegistry("{" + hash + "\"hashVnodes\":100,\"weights\":{" + many +
                                    "}}")
                   .ok());
+}
+
+// Every string field of the table refuses a NUL byte (gRPC's JSON reader
+// turns \u0000 into one; the fields' parsers read C strings and would run
+// on the text before it). The config around each value is valid without
+// the NUL, so the NUL alone is what fails. A string field added to the
+// table without a case here fails the test, naming it.
+TEST(ApertureConfig, NulInAnyStringFieldIsAnErrorNamingIt) {
+  // field -> a valid config with @ where that field's value goes.
+  const std::map<std::string, std::pair<std::string, std::string>> cases = {
+      {"mode", {"{\"mode\":@}", "smooth"}},
+      {"pickMetric", {"{\"pickMetric\":@}", "orca"}},
+      {"peerTarget", {"{\"peerTarget\":@}", "dns:///peers.example:8080"}},
+      {"peerSelf", {"{\"peerSelf\":@}", "10.0.0.1:80"}},
+      {"affinity", {"{\"affinity\":@,\"affinityHeader\":\"x-key\"}", "sticky"}},
+      {"affinityHeader", {"{\"affinity\":\"sticky\",\"affinityHeader\":@}", "x-key"}},
+  };
+  size_t string_fields = 0;
+  for (const aperture_lb::ConfigField& f : aperture_lb::ConfigFields()) {
+    if (f.reader.type != aperture_lb::FieldType::kString) continue;
+    string_fields++;
+    auto it = cases.find(f.name);
+    ASSERT_NE(it, cases.end()) << "no NUL case for the string field " << f.name;
+    const std::string& shape = it->second.first;
+    const std::string& value = it->second.second;
+    auto with = [&](const std::string& v) {
+      std::string json = shape;
+      json.replace(json.find('@'), 1, "\"" + v + "\"");
+      return json;
+    };
+    EXPECT_TRUE(ParseThroughRegistry(with(value)).ok()) << with(value);
+    for (const std::string& bad :
+         {value + "\\u0000junk", value + "\\u0000", "\\u0000" + value}) {
+      absl::Status s = ParseThroughRegistry(with(bad));
+      ASSERT_FALSE(s.ok()) << with(bad);
+      const std::string message(s.message());
+      EXPECT_NE(message.find("field:" + std::string(f.name) + " error:contains a NUL byte"),
+                std::string::npos)
+          << with(bad) << " -> " << message;
+      EXPECT_EQ(message.find('\0'), std::string::npos) << "a NUL in the message";
+    }
+  }
+  EXPECT_EQ(string_fields, cases.size());
+}
+
+// The contract through live channels: the config arrives from the resolver
+// and every call fails with the error naming the field; no backend sees a
+// call.
+TEST(ApertureConfig, NulInAStringFieldFromTheResolverFailsEveryCall) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"mode", "{\"mode\":\"smooth\\u0000junk\"}"},
+      {"affinity", "{\"affinity\":\"sticky\\u0000junk\",\"affinityHeader\":\"x-key\"}"},
+      {"affinityHeader", "{\"affinity\":\"sticky\",\"affinityHeader\":\"x-key\\u0000junk\"}"},
+      {"peerSelf", "{\"peerSelf\":\"10.0.0.1:80\\u0000junk\"}"},
+  };
+  for (const auto& c : cases) {
+    Backend backend;
+    TestChannel channel(std::string("nul-") + c.first, "");
+    channel.SetAddresses({backend.address()},
+                         std::string("{\"loadBalancingConfig\":[{\"aperture\":") + c.second +
+                             "}]}");
+    for (int i = 0; i < 3; ++i) {
+      grpc::Status status = channel.Call(2000);
+      EXPECT_FALSE(status.ok()) << c.first;
+      EXPECT_NE(status.error_message().find(std::string("field:") + c.first + " error:"),
+                std::string::npos)
+          << status.error_message();
+    }
+    EXPECT_EQ(backend.calls(), 0u) << c.first;
+  }
+}
+
+// The weights map: at most kMaxWeights entries, addresses of 1 to
+// kMaxWeightAddressBytes bytes without a NUL; each error names the field
+// (the entry, its address escaped and cut, or the whole map).
+TEST(ApertureConfig, WeightsHaveLimitsNamedInTheirErrors) {
+  ExpectFieldError("{\"weights\":{\"10.0.0.1:80\\u0000x\":2}}",
+                   "weights[\"10.0.0.1:80\\u0000x\"]");
+  const std::string longest(aperture_lb::kMaxWeightAddressBytes, 'a');
+  EXPECT_TRUE(ParseThroughRegistry("{\"weights\":{\"" + longest + "\":2}}").ok());
+  const std::string too_long = longest + "a";
+  absl::Status s = ParseThroughRegistry("{\"weights\":{\"" + too_long + "\":2}}");
+  ASSERT_FALSE(s.ok());
+  const std::string message(s.message());
+  EXPECT_NE(message.find("field:weights[\"" + std::string(64, 'a') + "...\"] error:address of " +
+                         std::to_string(too_long.size()) + " bytes, at most " +
+                         std::to_string(aperture_lb::kMaxWeightAddressBytes)),
+            std::string::npos)
+      << message.substr(0, 300);
+  // A control character is shown escaped in the error.
+  ExpectFieldError("{\"weights\":{\"a\\u001b[2J:1\":0}}", "weights[\"a\\u001b[2J:1\"]");
+  auto many = [](size_t n) {
+    std::string json = "{\"weights\":{";
+    for (size_t i = 0; i < n; ++i) {
+      json += (i ? ",\"" : "\"") + std::to_string(i) + ":80\":2";
+    }
+    return json + "}}";
+  };
+  auto at_limit = SettingsThroughRegistry(many(aperture_lb::kMaxWeights));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().message().substr(0, 300);
+  EXPECT_EQ(at_limit->weights.size(), aperture_lb::kMaxWeights);
+  s = ParseThroughRegistry(many(aperture_lb::kMaxWeights + 1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("field:weights error:has " +
+                                          std::to_string(aperture_lb::kMaxWeights + 1) +
+                                          " entries, at most " +
+                                          std::to_string(aperture_lb::kMaxWeights)),
+            std::string::npos)
+      << std::string(s.message()).substr(0, 300);
 }
 
 // Sets LC_NUMERIC to a locale whose decimal separator is a comma. When

@@ -85,7 +85,7 @@ int SnapshotInstance(void *ctx, ap_ring_state *out) {
   if (!in->ignore_query) ap_snapshot_query_page(out->query, in->endpoints, &first, &count);
   out->first_endpoint = first;
   if (count > 0) {
-    out->endpoints = static_cast<ap_endpoint_state *>(calloc(count, sizeof(ap_endpoint_state)));
+    out->endpoints = ap_endpoint_states_alloc(count);
     out->copied_endpoints = count;
     for (size_t k = 0; k < count; k++) {
       char addr[32];

@@ -14,8 +14,11 @@
 #include <gtest/gtest.h>
 
 extern "C" {
+#include "aperture/v1/status.pb-c.h"
 #include "policy/include/aperture.h"
+#include "policy/status/ap_status_limits.h"
 }
+#include "tests/status/canned_server.h"
 #include "tests/status/fake_instance.h"
 
 namespace {
@@ -156,9 +159,10 @@ bool IsValidUtf8(const std::string &s) {
   return true;
 }
 
-// A server may send anything in its strings: terminal escape sequences
-// (here: set the window title, clear the screen) and bytes that are not
-// UTF-8. The table shows them as \xNN; the JSON stays valid UTF-8.
+// A channel's strings may hold anything: terminal escape sequences (here:
+// set the window title, clear the screen) and bytes that are not UTF-8.
+// The server sends the latter as U+FFFD; the table shows the controls as
+// \xNN, the JSON escapes them.
 TEST_F(AperturectlTest, ServerStringsCannotReachTheTerminalRaw) {
   const std::string evil = "dns:///evil\x1b]0;owned\x07\x1b[2J\x9b\xc2\x9b.svc\xff\xfe:443";
   RegisteredInstance bad(evil, 2);
@@ -167,15 +171,17 @@ TEST_F(AperturectlTest, ServerStringsCannotReachTheTerminalRaw) {
   EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
   EXPECT_EQ(table.out.find('\x07'), std::string::npos);
   EXPECT_TRUE(IsValidUtf8(table.out));
-  EXPECT_TRUE(Has(table.out, "channel dns:///evil\\x1b]0;owned\\x07\\x1b[2J\\x9b\\xc2\\x9b.svc"
-                             "\\xff\\xfe:443\n"))
+  // The server sent each byte that is not UTF-8 as U+FFFD (what a raw one
+  // looks like in aperturectl: HostileServerStringsAreEscapedInEveryOutput).
+  EXPECT_TRUE(Has(table.out, "channel dns:///evil\\x1b]0;owned\\x07\\x1b[2J\xef\xbf\xbd\\xc2\\x9b.svc"
+                             "\xef\xbf\xbd\xef\xbf\xbd:443\n"))
       << table.out;
   CtlRun json = Ctl("status " + addr_ + " --json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(json.out.find('\x1b'), std::string::npos);
   EXPECT_TRUE(IsValidUtf8(json.out));
   EXPECT_TRUE(Has(json.out, "\"target\":\"dns:///evil\\u001b]0;owned\\u0007\\u001b[2J"
-                            "\xef\xbf\xbd\xc2\x9b.svc\xef\xbf\xbd\xef\xbf\xbd:443\""))
+                            "\xef\xbf\xbd\\u009b.svc\xef\xbf\xbd\xef\xbf\xbd:443\""))
       << json.out;
 }
 
@@ -323,6 +329,162 @@ TEST(AperturectlErrors, UsageErrorsExitTwo) {
   CtlRun help = Ctl("--help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Has(help.out, "aperturectl status ADDRESS"));
+}
+
+// The client's limits (the response's size, the memory to decode it) let
+// the largest answer an aperture server sends through: 20,000 endpoints.
+TEST_F(AperturectlTest, TheLargestAnswerFitsTheClientLimits) {
+  RegisteredInstance a("ring-a", 10000), b("ring-b", 10000), c("ring-c", 10000);
+  CtlRun r = Ctl("status " + addr_ + " --target ring- --max-endpoints 10000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count(r.out, "\"address\":"), 20000u);
+}
+
+// ---- a server that is not aperture's, or is broken ----
+
+// True when `out` holds no byte a terminal acts on: no C0 control but the
+// newline, no DEL, no C1 control (U+0080..U+009F), and is valid UTF-8.
+bool TerminalSafe(const std::string &out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(out[i]);
+    if ((c < 0x20 && c != '\n') || c == 0x7f) return false;
+    if (c == 0xc2 && i + 1 < out.size() && static_cast<unsigned char>(out[i + 1]) <= 0x9f &&
+        static_cast<unsigned char>(out[i + 1]) >= 0x80)
+      return false;
+  }
+  return IsValidUtf8(out);
+}
+
+std::string Packed(const Aperture__V1__GetRingStateResponse &r) {
+  std::string bytes(aperture__v1__get_ring_state_response__get_packed_size(&r), '\0');
+  aperture__v1__get_ring_state_response__pack(&r, reinterpret_cast<uint8_t *>(&bytes[0]));
+  return bytes;
+}
+
+std::string WriteTemp(const std::string &name, const std::string &text) {
+  const char *tmp = getenv("TEST_TMPDIR");
+  std::string path = std::string(tmp ? tmp : "/tmp") + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Every string field of a response (ring and endpoint) holds a window
+// title sequence, a screen clear, CR, a raw C1 CSI, a C1 control in UTF-8,
+// bytes that are not UTF-8, a backslash and a quote. Table, JSON and
+// metrics show none of it raw: each output is valid UTF-8 a terminal does
+// not act on, the JSON parses, and both Prometheus parsers accept the
+// metrics.
+TEST(AperturectlHostile, HostileServerStringsAreEscapedInEveryOutput) {
+  const std::string evil_text = "x\x1b]0;owned\x07\x1b[2J\r\x9b\xc2\x9b\xff\xfe\\\"y";
+  char *evil = const_cast<char *>(evil_text.c_str());
+  Aperture__V1__EndpointState e = APERTURE__V1__ENDPOINT_STATE__INIT;
+  e.address = evil;
+  e.health = evil;
+  e.ejection_reason = evil;
+  e.utilization = 0.5;
+  e.latency_ewma_ms = 2;
+  Aperture__V1__EndpointState *endpoints[] = {&e};
+  Aperture__V1__RingState rings[2];
+  Aperture__V1__RingState *ring_ptrs[2];
+  std::string targets[2] = {evil_text + "0", evil_text + "1"};  // one series each
+  for (int i = 0; i < 2; ++i) {
+    Aperture__V1__RingState &g = rings[i];
+    aperture__v1__ring_state__init(&g);
+    g.target = &targets[i][0];
+    g.mode = g.coordinate_source_name = g.fingerprint = g.last_status = evil;
+    g.peer_target = g.peer_fingerprint = g.peer_keys = evil;
+    // The second ring under a load metric: the table's load columns too.
+    g.pick_metric = i == 0 ? evil : const_cast<char *>("orca");
+    g.peer_count = 3;
+    g.endpoint_count = 1;
+    g.n_endpoints = 1;
+    g.endpoints = endpoints;
+    ring_ptrs[i] = &g;
+  }
+  Aperture__V1__GetRingStateResponse response = APERTURE__V1__GET_RING_STATE_RESPONSE__INIT;
+  response.n_rings = 2;
+  response.rings = ring_ptrs;
+  CannedServer server(Packed(response));
+  ASSERT_TRUE(server.listening());
+
+  CtlRun table = Ctl("status " + server.address());
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_TRUE(TerminalSafe(table.out)) << table.out;
+  // Escaped, not dropped: the channel line and the HEALTH column.
+  const std::string shown = "x\\x1b]0;owned\\x07\\x1b[2J\\x0d\\x9b\\xc2\\x9b\\xff\\xfe\\\\\"y";
+  EXPECT_TRUE(Has(table.out, "channel " + shown + "0\n")) << table.out;
+  EXPECT_TRUE(Has(table.out, "\n       0  " + shown + "   0.000 ")) << table.out;  // ADDRESS
+  EXPECT_TRUE(Has(table.out, "        0 " + shown + "\n")) << table.out;   // HEALTH
+  EXPECT_TRUE(Has(table.out, " 0.500     2.000 " + shown + "\n")) << table.out;
+
+  CtlRun json = Ctl("status " + server.address() + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(TerminalSafe(json.out)) << json.out;
+  const std::string json_path = WriteTemp("hostile.json", json.out);
+  const std::string check =
+      "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
+      "t=d[\"rings\"][0][\"target\"]; "
+      "assert t == \"x\\x1b]0;owned\\x07\\x1b[2J\\r\\ufffd\\x9b\\ufffd\\ufffd\\\\\\\"y0\", repr(t); "
+      "assert d[\"rings\"][1][\"endpoints\"][0][\"health\"] == t[:-1]' " + json_path;
+  EXPECT_EQ(system(check.c_str()), 0) << json.out;
+
+  CtlRun metrics = Ctl("metrics " + server.address());
+  ASSERT_EQ(metrics.exit_code, 0) << metrics.err;
+  EXPECT_TRUE(TerminalSafe(metrics.out)) << metrics.out;
+  const std::string metrics_path = WriteTemp("hostile.prom", metrics.out);
+  const char *srcdir = getenv("TEST_SRCDIR");
+  ASSERT_NE(srcdir, nullptr);
+  const std::string parse = std::string("/usr/bin/python3 '") + srcdir +
+                            "/aperture/tests/status/parse_metrics.py' '" + metrics_path +
+                            "' > /dev/null";
+  EXPECT_EQ(system(parse.c_str()), 0) << metrics.out;
+}
+
+// A response of empty endpoint messages: 3 bytes each on the wire, a
+// struct of their own once decoded. Four MiB of them (1.4 million) would
+// take some 400 MB to decode; aperturectl refuses them (exit 3) before
+// decoding, and so does the health command with unknown fields.
+TEST(AperturectlHostile, AResponseThatWouldCostGigabytesToDecodeIsRefused) {
+  std::string ring;
+  const std::string empty_endpoint("\xc2\x01\x00", 3);  // field 24, length 0
+  while (ring.size() < (4u << 20) - 16) ring += empty_endpoint;
+  std::string body = "\x0a";  // field 1 (rings), length-delimited
+  for (size_t n = ring.size(); ; n >>= 7) {
+    body += static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+    if (n < 0x80) break;
+  }
+  body += ring;
+  CannedServer server(body);
+  ASSERT_TRUE(server.listening());
+  CtlRun r = Ctl("status " + server.address());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(Has(r.err, "more than 64 MiB to decode")) << r.err;
+  EXPECT_EQ(r.out, "");
+  // The health answer: a million 4-byte unknown fields.
+  std::string unknown;
+  while (unknown.size() < (4u << 20)) unknown += std::string("\x12\x02" "ab", 4);  // field 2
+  CannedServer health(unknown);
+  CtlRun h = Ctl("health " + health.address());
+  EXPECT_EQ(h.exit_code, 3) << h.err;
+  EXPECT_TRUE(Has(h.err, "more than 64 MiB to decode")) << h.err;
+}
+
+// A response larger than any status server sends (its answer budget plus a
+// margin) is refused by the transport: the call fails (exit 1).
+TEST(AperturectlHostile, AResponsePastTheLargestAnswerIsRefused) {
+  std::string status(AP_STATUS_CLIENT_MAX_RESPONSE_BYTES + 1024, 'a');
+  Aperture__V1__RingState g = APERTURE__V1__RING_STATE__INIT;
+  g.last_status = &status[0];
+  Aperture__V1__RingState *rings[] = {&g};
+  Aperture__V1__GetRingStateResponse response = APERTURE__V1__GET_RING_STATE_RESPONSE__INIT;
+  response.n_rings = 1;
+  response.rings = rings;
+  CannedServer server(Packed(response));
+  ASSERT_TRUE(server.listening());
+  CtlRun r = Ctl("status " + server.address());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(Has(r.err, "RESOURCE_EXHAUSTED")) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace

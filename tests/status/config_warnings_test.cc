@@ -167,8 +167,9 @@ TEST(ConfigWarnings, ReachTheLogTheStatusAperturectlAndTheMetrics) {
   client.Terminate();
 }
 
-// A status server may send any warning text: the table escapes control and
-// non-UTF-8 bytes, the JSON stays valid, a newline cannot start a metric.
+// An application's warning text may hold anything: the server repairs it
+// to UTF-8, the table escapes control bytes, the JSON stays valid, a
+// newline cannot start a metric.
 TEST(ConfigWarnings, AServersWarningsAreEscapedInEveryOutput) {
   aperture_status_server *server = nullptr;
   aperture_error err;
@@ -183,7 +184,9 @@ TEST(ConfigWarnings, AServersWarningsAreEscapedInEveryOutput) {
     ASSERT_EQ(0, rc) << table;
     EXPECT_EQ(std::string::npos, table.find('\x1b'));
     EXPECT_EQ(std::string::npos, table.find('\x07'));
-    EXPECT_NE(std::string::npos, table.find("  config_warning evil \\x1b[2J\\x07\\xff end\n"))
+    // The server sends UTF-8 only: the bad byte arrives as U+FFFD.
+    EXPECT_NE(std::string::npos,
+              table.find("  config_warning evil \\x1b[2J\\x07\xef\xbf\xbd end\n"))
         << table;
     EXPECT_NE(std::string::npos, table.find("  config_warning field \"a\\\\b\"\\x0afake_metric"))
         << table;

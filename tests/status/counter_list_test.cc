@@ -86,7 +86,7 @@ int Snapshot(void *, ap_ring_state *out) {
   ap_snapshot_query_page(out->query, kEndpoints, &first, &count);
   out->first_endpoint = first;
   if (count == 0) return AP_OK;
-  out->endpoints = static_cast<ap_endpoint_state *>(calloc(count, sizeof(ap_endpoint_state)));
+  out->endpoints = ap_endpoint_states_alloc(count);
   if (out->endpoints == nullptr) return AP_ENOMEM;
   out->copied_endpoints = count;
   for (size_t i = first; i < first + count; i++) {

@@ -61,6 +61,13 @@ class RegisteredInstance {
     config_warnings_ = warnings;
   }
 
+  // Puts `text` in last_status and after every endpoint's address, as a
+  // resolver's or an application's strings would arrive.
+  void SetText(const std::string &text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    text_ = text;
+  }
+
   static std::string Address(size_t i) {
     char buf[48];
     snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
@@ -83,7 +90,6 @@ class RegisteredInstance {
     snprintf(out->pick_metric, sizeof out->pick_metric, "%s", self->pick_metric_.c_str());
     snprintf(out->peer_keys, sizeof out->peer_keys, "%s", self->peer_keys_.c_str());
     out->snapshot_builds = 17;
-    out->last_status = strdup("");
     if (!self->config_warnings_.empty()) {
       out->config_warnings =
           static_cast<char **>(calloc(self->config_warnings_.size(), sizeof(char *)));
@@ -92,6 +98,7 @@ class RegisteredInstance {
         out->config_warnings[out->config_warning_count++] = strdup(w.c_str());
       }
     }
+    out->last_status = strdup(self->text_.c_str());
     out->peer_index = 2;
     out->peer_count = 5;
     out->offset = 0.4;
@@ -114,12 +121,12 @@ class RegisteredInstance {
     ap_snapshot_query_page(out->query, self->n_, &first, &count);
     out->first_endpoint = first;
     if (count > 0) {
-      out->endpoints = static_cast<ap_endpoint_state *>(calloc(count, sizeof(ap_endpoint_state)));
+      out->endpoints = ap_endpoint_states_alloc(count);
       if (out->endpoints == nullptr) return AP_ENOMEM;
       out->copied_endpoints = count;
       for (size_t i = first; i < first + count; i++) {
         ap_endpoint_state &e = out->endpoints[i - first];
-        e.address = strdup(Address(i).c_str());
+        e.address = strdup((Address(i) + self->text_).c_str());
         e.ring_index = static_cast<uint32_t>(i);
         e.endpoint_weight = 1.0;
         e.intersection = i < 4 ? 0.5 : 0.0;
@@ -149,6 +156,7 @@ class RegisteredInstance {
   uint64_t coordinate_changes_ = 0;
   std::string peer_keys_;
   std::vector<std::string> config_warnings_;
+  std::string text_;
   ap_registry_entry *entry_ = nullptr;
 };
 

@@ -35,7 +35,7 @@ static int demo_snapshot(void *ctx, ap_ring_state *out) {
   ap_snapshot_query_page(out->query, n, &first, &count); /* copy only the page */
   out->first_endpoint = first;
   if (count == 0) return AP_OK;
-  out->endpoints = calloc(count, sizeof *out->endpoints);
+  out->endpoints = ap_endpoint_states_alloc(count);
   if (out->endpoints == NULL) return AP_ENOMEM;
   out->copied_endpoints = count;
   for (size_t k = 0; k < count; k++) {

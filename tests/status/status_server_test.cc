@@ -1,6 +1,9 @@
 // The status server on real gRPC: a real admin server on 127.0.0.1, real
 // registry entries, real calls through the C-core client, responses decoded
 // with the protobuf-c bindings generated from status.proto.
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <atomic>
 #include <string>
 #include <thread>
@@ -132,6 +135,64 @@ TEST_F(StatusServer, ReportsEveryFieldOfARegisteredInstance) {
     EXPECT_STREQ(e->health, i == 3 ? "ejected" : "ok");
     EXPECT_EQ(e->ejections, i == 3 ? 2u : 0u);
   }
+}
+
+
+// proto3 strings must be UTF-8: a channel's target, its last status and
+// its addresses come from applications and resolvers, and one bad byte
+// would make a strict client (Python's protobuf here, on code protoc
+// generates from status.proto) refuse the whole response. The server sends
+// each such byte as U+FFFD and keeps the rest, controls included.
+TEST_F(StatusServer, EveryStringIsSentAsUtf8) {
+  const std::string bad = "\x1b[2J\xff\xfe\xc0\xaf\xed\xa0\x80\xe2\x82";
+  RegisteredInstance inst("dns:///bad\xff.svc:443", 3);
+  inst.SetText(bad);
+  inst.SetPeers("dns:///peers\x80:1", "\xf8\xf9", 1);
+  inst.SetPickMetric("orca\xfe");
+  inst.SetPeerKeys("\xc3");
+  Aperture__V1__GetRingStateRequest req = APERTURE__V1__GET_RING_STATE_REQUEST__INIT;
+  std::string request(aperture__v1__get_ring_state_request__get_packed_size(&req), '\0');
+  aperture__v1__get_ring_state_request__pack(&req, reinterpret_cast<uint8_t *>(&request[0]));
+  ap_status_call_result r = Raw(port_, kGetRingState, request);
+  ASSERT_EQ(r.status, GRPC_STATUS_OK) << r.details;
+  const std::string body(reinterpret_cast<const char *>(r.body), r.body_len);
+  ap_status_call_result_clear(&r);
+
+  Aperture__V1__GetRingStateResponse *msg = aperture__v1__get_ring_state_response__unpack(
+      nullptr, body.size(), reinterpret_cast<const uint8_t *>(body.data()));
+  ASSERT_NE(msg, nullptr);
+  ASSERT_EQ(msg->n_rings, 1u);
+  const Aperture__V1__RingState *ring = msg->rings[0];
+  const std::string fffd = "\xef\xbf\xbd";
+  EXPECT_EQ(std::string(ring->target), "dns:///bad" + fffd + ".svc:443");
+  // \xc0\xaf is overlong, \xed\xa0\x80 a surrogate, \xe2\x82 cut short:
+  // a replacement for every byte.
+  const std::string repaired = "\x1b[2J" + fffd + fffd + fffd + fffd + fffd + fffd + fffd + fffd + fffd;
+  EXPECT_EQ(std::string(ring->last_status), repaired);
+  EXPECT_EQ(std::string(ring->peer_target), "dns:///peers" + fffd + ":1");
+  // Fixed-size fields keep their size: '?' for a bad byte.
+  EXPECT_STREQ(ring->peer_fingerprint, "??");
+  EXPECT_STREQ(ring->pick_metric, "orca?");
+  EXPECT_STREQ(ring->peer_keys, "?");
+  ASSERT_EQ(ring->n_endpoints, 3u);
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(std::string(ring->endpoints[i]->address), RegisteredInstance::Address(i) + repaired);
+  }
+  aperture__v1__get_ring_state_response__free_unpacked(msg, nullptr);
+
+  const char *srcdir = getenv("TEST_SRCDIR");
+  const char *tmp = getenv("TEST_TMPDIR");
+  ASSERT_NE(srcdir, nullptr);
+  ASSERT_NE(tmp, nullptr);
+  const std::string path = std::string(tmp) + "/utf8_response.bin";
+  FILE *f = fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  fwrite(body.data(), 1, body.size(), f);
+  fclose(f);
+  const std::string root = std::string(srcdir) + "/aperture";
+  const std::string cmd = "/usr/bin/python3 '" + root + "/tests/status/strict_parse.py' '" + root +
+                          "/proto' '" + path + "' > /dev/null";
+  EXPECT_EQ(system(cmd.c_str()), 0) << "a strict proto3 parser refused the response";
 }
 
 TEST_F(StatusServer, FiltersByTargetSubstring) {

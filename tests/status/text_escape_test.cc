@@ -1,4 +1,6 @@
 // ap_text_escape: UTF-8 well-formedness and the terminal / JSON escapes.
+#include <stdlib.h>
+
 #include <string>
 
 #include <gtest/gtest.h>
@@ -70,8 +72,37 @@ TEST(Escape, TerminalCutsWithAnEllipsis) {
   EXPECT_EQ(Term("abc", 4), "abc");
 }
 
+// What the status server does to the strings it sends: valid UTF-8 is
+// kept as it is, each bad byte becomes U+FFFD.
+TEST(Utf8, ValidityAndRepair) {
+  EXPECT_TRUE(ap_utf8_valid("caf\xc3\xa9 \xf0\x9f\x98\x80"));
+  EXPECT_TRUE(ap_utf8_valid("\x1b[2J\xc2\x9b"));  // controls are valid UTF-8
+  EXPECT_TRUE(ap_utf8_valid(""));
+  EXPECT_TRUE(ap_utf8_valid(nullptr));
+  EXPECT_FALSE(ap_utf8_valid("a\xff"));
+  EXPECT_FALSE(ap_utf8_valid("\xed\xa0\x80"));  // surrogate
+  EXPECT_FALSE(ap_utf8_valid("\xc0\xaf"));      // overlong
+  EXPECT_FALSE(ap_utf8_valid("\xe2\x82"));      // cut short
+  auto repaired = [](const char *s) {
+    char *r = ap_utf8_repaired(s);
+    std::string out = r != nullptr ? r : "(null)";
+    free(r);
+    return out;
+  };
+  EXPECT_EQ(repaired("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(repaired("a\xff" "b"), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(repaired("\xe2\x82"), "\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(repaired("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(repaired("\xff\xfe\xfd"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(repaired(""), "");
+  EXPECT_EQ(ap_utf8_repaired(nullptr), nullptr);
+  EXPECT_TRUE(ap_utf8_valid(repaired("\x80\xc3(\xf5\xbf").c_str()));
+}
+
 TEST(Escape, JsonIsValidUtf8) {
   EXPECT_EQ(Json("a\"b\\c"), "a\\\"b\\\\c");
+  EXPECT_EQ(Json("c1:\xc2\x9b\xc2\x80"), "c1:\\u009b\\u0080");  // C1 CSI, PAD
+  EXPECT_EQ(Json("\xc2\xa0"), "\xc2\xa0");  // U+00A0 is not a control
   EXPECT_EQ(Json("\n\x1b\x7f"), "\\n\\u001b\\u007f");
   EXPECT_EQ(Json("x\xffy"), "x\xef\xbf\xbdy");
   EXPECT_EQ(Json("\xe2\x82"), "\xef\xbf\xbd\xef\xbf\xbd");

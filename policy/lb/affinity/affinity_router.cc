@@ -23,11 +23,6 @@ uint64_t NowMs() {
 
 }  // namespace
 
-uint64_t SessionStore::LiveSize() const {
-  ap_session_table_expire(table_, NowMs(), nullptr, nullptr);
-  return ap_session_table_size(table_);
-}
-
 // What the session table's callbacks need during one sticky pick.
 struct AffinityRouter::StickyCtx {
   const AffinityRouter* router;

@@ -46,8 +46,10 @@ class SessionStore : public grpc_core::RefCounted<SessionStore> {
   ap_session_table* table() const { return table_; }
   uint32_t max_sessions() const { return max_sessions_; }
   uint64_t idle_ms() const { return idle_ms_; }
-  // Live entries: reclaims expired ones first (one short lock per shard).
-  uint64_t LiveSize() const;
+  // Entries held, idle ones the data path has not reclaimed yet included:
+  // a lock-free read, so the status service never takes a shard lock
+  // (expiry is the calls' work, ap_session_table.h).
+  uint64_t Held() const { return ap_session_table_size(table_); }
 
  private:
   ap_session_table* const table_;  // owned

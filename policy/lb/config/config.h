@@ -39,6 +39,12 @@ constexpr uint32_t kDefaultKeepaliveMs = 200;
 constexpr uint32_t kDefaultKeepaliveTimeoutMs = 1000;
 constexpr uint32_t kDefaultReconnectBackoffMaxMs = 1000;
 constexpr uint64_t kMinReconnectBackoffMaxMs = 100;  // gRPC's own floor
+// The "weights" map: weights are for the exceptions (a canary, a bigger
+// machine), so a map this large is a mistake; and an address longer than
+// the session table stores (AP_SESSION_MAX_ADDRESS_LEN) is not one a
+// resolver gives.
+constexpr size_t kMaxWeights = 100000;
+constexpr size_t kMaxWeightAddressBytes = 512;
 
 // Every field is optional; has_* says whether the config gave it.
 struct ApertureSettings {

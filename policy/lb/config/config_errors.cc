@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <stdio.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -33,6 +35,29 @@ absl::Status ConfigErrors::ToStatus() const {
   return absl::InvalidArgumentError(
       absl::StrCat("errors validating aperture LB policy config: [",
                    absl::StrJoin(texts, "; "), "]"));
+}
+
+std::string WeightsEntryField(absl::string_view address) {
+  constexpr size_t kShown = 64;
+  std::string out = "weights[\"";
+  for (size_t i = 0; i < address.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(address[i]);
+    char escaped[8];
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7F) {
+      snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else if (c >= 0x80) {
+      snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (address.size() > kShown) out += "...";
+  return out + "\"]";
 }
 
 }  // namespace aperture_lb

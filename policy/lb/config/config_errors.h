@@ -39,6 +39,12 @@ class ConfigErrors {
   std::vector<Entry> entries_;
 };
 
+// The name of one entry of "weights" in an error: weights["ADDRESS"], the
+// address with \, ", control characters and bytes above 0x7F escaped
+// (\\, \", \u00XX, \xNN) and cut after 64 bytes ("..."), so an error
+// about a hostile key stays one short printable line.
+std::string WeightsEntryField(absl::string_view address);
+
 }  // namespace aperture_lb
 
 #endif  // APERTURE_LB_CONFIG_CONFIG_ERRORS_H

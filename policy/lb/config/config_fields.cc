@@ -24,35 +24,30 @@ using S = ApertureSettings;
 // --- How each kind of field is read (the rows below use these).
 
 constexpr FieldReader Integer(uint64_t min, uint64_t max) {
-  return {FieldType::kInteger, min, max, nullptr, "", false, nullptr, nullptr};
+  return {FieldType::kInteger, min, max, nullptr, "", nullptr, nullptr};
 }
 
 // 0 means `zero_means` (the feature off, or left to the channel); any
 // other value is in [min, max].
 constexpr FieldReader OffOrAtLeast(uint64_t min, uint64_t max,
                                    const char* zero_means) {
-  return {FieldType::kInteger, min, max, zero_means, "", false, nullptr,
-          nullptr};
+  return {FieldType::kInteger, min, max, zero_means, "", nullptr, nullptr};
 }
 
 constexpr FieldReader Boolean() {
-  return {FieldType::kBoolean, 0, 1, nullptr, "", false, nullptr, nullptr};
+  return {FieldType::kBoolean, 0, 1, nullptr, "", nullptr, nullptr};
 }
 
-enum Nul { kNulAllowed, kNulRejected };
-
 constexpr FieldReader String(
-    bool (*parse)(const std::string&, S*, std::string*), const char* hint = "",
-    Nul nul = kNulAllowed) {
-  return {FieldType::kString, 0, 0, nullptr, hint, nul == kNulRejected, parse,
-          nullptr};
+    bool (*parse)(const std::string&, S*, std::string*),
+    const char* hint = "") {
+  return {FieldType::kString, 0, 0, nullptr, hint, parse, nullptr};
 }
 
 constexpr FieldReader Object(
     bool (*read_object)(const Json::Object&, S*, ConfigErrors*),
     const char* hint) {
-  return {FieldType::kObject, 0, 0, nullptr, hint, false, nullptr,
-          read_object};
+  return {FieldType::kObject, 0, 0, nullptr, hint, nullptr, read_object};
 }
 
 // --- Where a field's number lives, e.g. FIELD_NUMBER(health.ejection_ms).
@@ -145,14 +140,30 @@ bool ReadWeight(const Json& value, const std::string& field, double* out,
   return true;
 }
 
-// "weights": address -> weight, each entry reported on its own.
+// "weights": address -> weight, each entry reported on its own; at most
+// kMaxWeights entries, each address 1..kMaxWeightAddressBytes bytes
+// without a NUL (a resolver's address never holds one; C strings would cut
+// the key at it).
 bool ReadWeights(const Json::Object& weights, S* s, ConfigErrors* errors) {
+  if (weights.size() > kMaxWeights) {
+    errors->Add("weights", absl::StrCat("has ", weights.size(),
+                                        " entries, at most ", kMaxWeights));
+    return false;
+  }
   bool ok = true;
   for (const auto& kv : weights) {
-    const std::string field = absl::StrCat("weights[\"", kv.first, "\"]");
+    const std::string field = WeightsEntryField(kv.first);
     double w = 0;
     if (kv.first.empty()) {
       errors->Add(field, "address is empty");
+      ok = false;
+    } else if (kv.first.find('\0') != std::string::npos) {
+      errors->Add(field, "address contains a NUL byte");
+      ok = false;
+    } else if (kv.first.size() > kMaxWeightAddressBytes) {
+      errors->Add(field, absl::StrCat("address of ", kv.first.size(),
+                                      " bytes, at most ",
+                                      kMaxWeightAddressBytes));
       ok = false;
     } else if (ReadWeight(kv.second, field, &w, errors)) {
       s->weights[kv.first] = w;
@@ -174,8 +185,7 @@ constexpr ConfigField kFields[] = {
      "how the slice is chosen: smooth, continuous, discrete, random, vdc, "
      "mesh or stable"},
     {"pickMetric",
-     String(ParsePickMetric, " (accepted: outstanding, peakEwma, orca)",
-            kNulRejected),
+     String(ParsePickMetric, " (accepted: outstanding, peakEwma, orca)"),
      FIELD_NAMED_VALUE(pick_metric), "outstanding", O::kPicker, R::kNone,
      "what P2C compares: outstanding, peakEwma or orca"},
     {"minAperture", Integer(1, AP_MAX_PEERS), FIELD_NUMBER(min_aperture),

@@ -64,9 +64,9 @@ struct FieldReader {
                            // means this ("off"); other values from min
   const char* hint;        // said after "is not a <type>", e.g.
                            // " (accepted: outstanding, peakEwma, orca)"
-  bool rejects_nul;        // kString: a NUL byte in the text is an error
-  // kString: parses `text` into *s; false with *error saying what is
-  // wrong (the message after the field's name).
+  // kString: parses `text` (never holding a NUL byte: the reader refuses
+  // those for every string field) into *s; false with *error saying what
+  // is wrong (the message after the field's name).
   bool (*parse)(const std::string& text, ApertureSettings* s,
                 std::string* error);
   // kObject: reads each entry into *s, reporting every bad one; false when

@@ -93,7 +93,7 @@ void CheckHashPoints(const ApertureSettings& s, ConfigErrors* errors) {
     uint32_t fitted = 0;
     if (!fits(&kv.second, 1, &fitted) || fitted == 0) {
       errors->AddAfterFields(
-          absl::StrCat("weights[\"", kv.first, "\"]"),
+          WeightsEntryField(kv.first),
           absl::StrCat("weight ", kv.second, " x hashVnodes ", vnodes,
                        " gives more hash points than the ring's cap of ",
                        AP_HASH_RING_MAX_POINTS, " (at most ", fitted,

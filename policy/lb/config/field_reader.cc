@@ -49,7 +49,8 @@ bool ReadBoolean(const ConfigField& f, const Json& value, uint64_t* out,
   return true;
 }
 
-// The one string reader: the JSON type, then the field's own parse.
+// The one string reader: the JSON type, no NUL byte, then the field's own
+// parse.
 bool ReadString(const ConfigField& f, const Json& value, ApertureSettings* s,
                 ConfigErrors* errors) {
   if (value.type() != Json::Type::STRING) {
@@ -57,7 +58,10 @@ bool ReadString(const ConfigField& f, const Json& value, ApertureSettings* s,
     return false;
   }
   const std::string& text = value.string_value();
-  if (f.reader.rejects_nul && text.find('\0') != std::string::npos) {
+  // JSON's \u0000 reaches here as a NUL byte: the parsers below read C
+  // strings, which would silently cut the value at it ("smooth\u0000junk"
+  // would run as smooth).
+  if (text.find('\0') != std::string::npos) {
     errors->Add(f.name, absl::StrCat("contains a NUL byte", f.reader.hint));
     return false;
   }

@@ -75,7 +75,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
 #undef AP_RING_COUNTER
   snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
            s.ring != nullptr ? s.ring->stable_peer_keys() : "");
-  out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
+  out->affinity_sessions = s.sessions != nullptr ? s.sessions->Held() : 0;
   if (!s.config_warnings.empty()) {
     out->config_warnings = static_cast<char**>(
         calloc(s.config_warnings.size(), sizeof(char*)));
@@ -100,8 +100,7 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   out->copied_endpoints = 0;
   out->endpoints = nullptr;
   if (count > 0) {
-    out->endpoints = static_cast<ap_endpoint_state*>(
-        calloc(count, sizeof(ap_endpoint_state)));
+    out->endpoints = ap_endpoint_states_alloc(count);
     if (out->endpoints == nullptr) {
       ap_ring_state_clear(out);
       return AP_ENOMEM;

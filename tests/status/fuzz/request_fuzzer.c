@@ -33,7 +33,7 @@ static int snapshot(void *ctx, ap_ring_state *out) {
   size_t first = 0, count = 0;
   ap_snapshot_query_page(out->query, n, &first, &count);
   out->first_endpoint = first;
-  out->endpoints = count ? calloc(count, sizeof *out->endpoints) : NULL;
+  out->endpoints = ap_endpoint_states_alloc(count);
   if (out->endpoints != NULL) out->copied_endpoints = count;
   for (size_t i = 0; i < count && out->endpoints; i++) {
     char addr[32];
