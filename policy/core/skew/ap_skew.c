@@ -115,12 +115,12 @@ void ap_skew_init(ap_skew *s) {
 }
 
 /* A member's rate: the first measurement sets it, later ones blend in
- * with weight 1 - exp(-dt / 1 s). A member not seen for two ticks starts
- * over (it left the window and came back). */
+ * with weight 1 - exp(-dt / 1 s). Calls are cumulative, so a late tick
+ * still measures the mean rate since the last one; a member not seen for
+ * AP_SKEW_MEMBER_GAP_NS starts over (it left the window for a while). */
 static void update_rate(ap_skew_member_state *st, double calls, int64_t now) {
   const int64_t gap = st->seen_ns < 0 ? -1 : now - st->seen_ns;
-  if (gap < 0 || gap > 2 * AP_SKEW_TICK_NS + AP_SKEW_TICK_NS / 2 ||
-      calls < st->calls_seen) {
+  if (gap < 0 || gap > AP_SKEW_MEMBER_GAP_NS || calls < st->calls_seen) {
     st->rate_valid = 0;
   } else if (gap > 0) {
     const double inst = (calls - st->calls_seen) / ((double)gap * 1e-9);

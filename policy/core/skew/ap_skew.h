@@ -66,6 +66,7 @@ extern "C" {
 #define AP_SKEW_TICK_NS 250000000LL         /* how often a client ticks */
 #define AP_SKEW_RATE_TAU_NS 1000000000LL    /* own-rate EWMA: 1 s */
 #define AP_SKEW_WARM_NS 1000000000LL        /* a member's reports count after 1 s */
+#define AP_SKEW_MEMBER_GAP_NS 5000000000LL  /* unseen this long: its rate starts over */
 #define AP_SKEW_MIN_OTHERS 0.1              /* client-rates of evidence needed */
 #define AP_SKEW_BAND 0.75                   /* ratio must leave m +- this */
 #define AP_SKEW_UP_TICKS 2                  /* consecutive ticks above the band */

@@ -54,6 +54,11 @@ struct ApertureSettings {
   // peak EWMA of latency, or server-reported utilization (ORCA); each falls
   // back to calls in flight without data (ap_load.h).
   ap_pick_metric pick_metric = AP_PICK_OUTSTANDING;
+  // With pickMetric orca: even the load when clients send at unequal rates
+  // ("clientSkewBalance", policy/lb/skew/skew_balance.h): a client heavier
+  // than the others widens its window, and members are weighted by the
+  // utilization they report. No effect under the other metrics.
+  bool client_skew_balance = true;
   std::map<std::string, double> weights;  // "host:port" -> weight > 0
   bool eager_connect = false;
   bool has_min_ready = false;  // default: the logical aperture
