@@ -427,6 +427,11 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->subchannels_destroyed = s.subchannels_destroyed;
     out->widenings = s.widenings;
     out->affinity_sessions = s.affinity_sessions;
+    out->skew_reason = s.skew_reason;
+    out->skew_own_rate = s.skew_own_rate;
+    out->skew_others_rate = s.skew_others_rate;
+    out->skew_ratio = s.skew_ratio;
+    out->skew_multiplier = s.skew_multiplier;
     out->endpoints.clear();
     for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];
@@ -437,7 +442,8 @@ bool Snapshot(const std::string& filter, StateView* out) {
                                 ap_health_state_name(static_cast<ap_health_state>(e.health)),
                                 e.ejections, e.utilization, e.latency_ewma_ms,
                                 e.ejection_reason ? e.ejection_reason : "none",
-                                e.stuck_after_ms});
+                                e.stuck_after_ms, e.weight_factor,
+                                e.reported_rps, e.own_rate});
     }
   }
   ap_ring_states_free(states, count);
