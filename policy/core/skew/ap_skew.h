@@ -71,7 +71,7 @@ extern "C" {
 #define AP_SKEW_BAND 0.75                   /* ratio must leave m +- this */
 #define AP_SKEW_UP_TICKS 2                  /* consecutive ticks above the band */
 #define AP_SKEW_NARROW_HOLD_NS 5000000000LL /* below the band this long */
-#define AP_SKEW_MEMORY_NS 60000000000LL     /* a probe's estimate is kept 60 s */
+#define AP_SKEW_MEMORY_NS 300000000000LL    /* a probe's estimate is kept 5 min */
 #define AP_SKEW_PROBE_TIMEOUT_NS 5000000000LL /* a probe with no estimate ends */
 #define AP_SKEW_GAIN 0.25                   /* weight step per tick */
 #define AP_SKEW_DEADBAND 0.05  /* |ln(u_mean / u)| that starts balancing */
