@@ -167,11 +167,11 @@ void io_sim_balance_skew_text(const sim_skew_table *t) {
          t->rates_cv, t->rates_max_mean, SIM_SKEW_TICKS,
          (double)AP_SKEW_TICK_NS * 1e-9);
   const char *stat = a->draws > 1 ? "median" : "load";
-  printf("  %-11s | %9s %8s | %9s %8s | %6s %6s %6s | %8s\n", "mode", stat,
-         a->draws > 1 ? "worst" : "", stat, a->draws > 1 ? "worst" : "",
-         "conns", "with", "max", "widened");
-  printf("  %-11s | %18s | %18s | %20s | %8s\n", "", "without", "with",
-         "", "clients");
+  const char *worst = a->draws > 1 ? "worst" : "";
+  printf("  %-11s | %-18s | %-18s | %-20s | %s\n", "mode", "without", "with",
+         "connections/client", "widened");
+  printf("  %-11s | %9s %8s | %9s %8s | %6s %6s %6s | %8s\n", "", stat, worst,
+         stat, worst, "before", "with", "max", "clients");
   printf("  ------------+--------------------+--------------------+-----------"
          "-----------+---------\n");
   for (size_t m = 0; m < SIM_NUM_MODES; m++) {
