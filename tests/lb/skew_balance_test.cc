@@ -178,11 +178,16 @@ TEST(SkewBalance, AClientBesideHeavyOthersProbesAndNarrowsBack) {
 
 // Mesh of 4: one server reports 0.9, the others 0.3; the share of calls
 // the busy one gets out of 2,000.
+std::string MeshConfig(const std::string& extra) {
+  return Config(R"({"mode":"mesh","eagerConnect":true,"pickMetric":"orca")" + extra + "}");
+}
+
 double BusyShare(const std::string& name, const std::string& extra,
-                 std::vector<std::unique_ptr<Backend>>& backends, StateView* after) {
-  TestChannel channel(
-      name, Config(R"({"mode":"mesh","eagerConnect":true,"pickMetric":"orca")" + extra + "}"),
-      false);
+                 std::vector<std::unique_ptr<Backend>>& backends, StateView* after,
+                 TestChannel** keep = nullptr) {
+  auto* channel_ptr = new TestChannel(name, MeshConfig(extra), false);
+  std::unique_ptr<TestChannel> owned(channel_ptr);
+  TestChannel& channel = *channel_ptr;
   channel.SetAddresses(Addresses(backends));
   EXPECT_TRUE(WaitAllMembersReady(channel.target(), 4));
   EXPECT_EQ(channel.RunLoad(100, 2), 0);  // every member reports
@@ -201,13 +206,16 @@ double BusyShare(const std::string& name, const std::string& extra,
   EXPECT_TRUE(Snapshot(channel.target(), after));
   uint64_t total = 0;
   for (auto& b : backends) total += b->calls();
+  if (keep != nullptr) *keep = owned.release();
   return static_cast<double>(backends[0]->calls()) / total;
 }
 
 TEST(SkewBalance, AMemberReportingHighUtilizationLosesWeight) {
   auto backends = Reporting({0.9, 0.3, 0.3, 0.3}, {100, 100, 100, 100});
   StateView on, off;
-  const double with = BusyShare("skew-weights-on", "", backends, &on);
+  TestChannel* kept = nullptr;
+  const double with = BusyShare("skew-weights-on", "", backends, &on, &kept);
+  std::unique_ptr<TestChannel> channel(kept);
   const double without =
       BusyShare("skew-weights-off", R"(,"clientSkewBalance":false)", backends, &off);
   std::printf("busy member's share: %.3f with the balance, %.3f without\n", with, without);
@@ -223,6 +231,15 @@ TEST(SkewBalance, AMemberReportingHighUtilizationLosesWeight) {
     }
   }
   for (const auto& e : off.endpoints) EXPECT_EQ(e.weight_factor, 1) << e.address;
+  // Turned off by a config update: every factor back to 1 at once.
+  channel->SetAddresses(Addresses(backends), MeshConfig(R"(,"clientSkewBalance":false)"));
+  EXPECT_TRUE(WaitForState(channel->target(), [](const StateView& s) {
+    if (s.skew_reason != "off") return false;
+    for (const auto& e : s.endpoints) {
+      if (e.weight_factor != 1) return false;
+    }
+    return true;
+  }));
 }
 
 }  // namespace

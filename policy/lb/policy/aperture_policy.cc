@@ -325,6 +325,9 @@ void AperturePolicy::ConfigureSkewBalanceLocked(
   if (!on || !SkewBalance::Enabled(previous) || previous.mode != settings.mode ||
       previous.min_aperture != settings.min_aperture) {
     skew_.Reset();
+    // The members' factors and rates go with it (the next picker uses the
+    // pick weights as they are).
+    for (auto& kv : endpoints_) ap_skew_member_state_init(kv.second->skew());
   }
   skew_timer_.ConfigureLocked(
       on ? static_cast<uint64_t>(AP_SKEW_TICK_NS / 1000000) : 0,
