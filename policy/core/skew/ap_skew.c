@@ -241,15 +241,11 @@ static void decide_width(ap_skew *s, const ap_skew_geometry *g,
     without_estimate(s, g, e, now);
     return;
   }
-  if (!(e->own > 0)) {
-    s->ratio = -1;
-    s->up_ticks = 0;
-    s->below_ns = -1;
-    s->reason = AP_SKEW_NO_TRAFFIC;
-    return;
-  }
+  /* Sending nothing is a ratio of 0: a widened client narrows after the
+   * hold like any other that became light. */
+  const int idle = !(e->own > 0);
   const double floor_rate = e->own * 1e-3; /* others idle: ratio 1000 */
-  s->ratio = e->own / (estimate > floor_rate ? estimate : floor_rate);
+  s->ratio = idle ? 0 : e->own / (estimate > floor_rate ? estimate : floor_rate);
   const double target = target_multiplier(g, s->ratio);
   if (s->probing) {
     /* the probe has its estimate: its answer at once */
@@ -276,7 +272,7 @@ static void decide_width(ap_skew *s, const ap_skew_geometry *g,
     s->up_ticks = 0;
     s->below_ns = -1;
   }
-  s->reason = s->multiplier > 1 ? AP_SKEW_HEAVY : known;
+  s->reason = s->multiplier > 1 ? AP_SKEW_HEAVY : idle ? AP_SKEW_NO_TRAFFIC : known;
 }
 
 static double shrink(double x, double d) {

@@ -84,7 +84,7 @@ extern "C" {
 typedef enum ap_skew_reason {
   AP_SKEW_OFF = 0,        /* not run (pickMetric not orca, or turned off) */
   AP_SKEW_NO_REPORTS,     /* members report no rate: base width */
-  AP_SKEW_NO_TRAFFIC,     /* this client sends nothing: width kept */
+  AP_SKEW_NO_TRAFFIC,     /* this client sends nothing: base width */
   AP_SKEW_EVEN,           /* ratio within the band of 1: base width */
   AP_SKEW_HEAVY,          /* ratio above: widened to m x the base width */
   AP_SKEW_PROBING,        /* no overlap: one endpoint wider to see others */

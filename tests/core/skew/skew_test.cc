@@ -435,7 +435,7 @@ TEST(SkewWidth, ReportsCountAfterTheWarmUp) {
   }
 }
 
-TEST(SkewWidth, AClientThatSendsNothingKeepsItsWidth) {
+TEST(SkewWidth, AClientThatSendsNothingStaysAtOrReturnsToItsBase) {
   Client c(Overlapping(), std::vector<double>(12, 11.0 / 12));
   ap_skew_decision d;
   for (int t = 0; t < 20; ++t) {
@@ -443,6 +443,18 @@ TEST(SkewWidth, AClientThatSendsNothingKeepsItsWidth) {
   }
   EXPECT_EQ(d.reason, AP_SKEW_NO_TRAFFIC);
   EXPECT_EQ(d.logical, 12u);
+  // Heavy, then silent: narrowed after the hold, not kept wide.
+  Client h(Overlapping(), std::vector<double>(12, 11.0 / 12));
+  int t = 0;
+  for (; t < 20; ++t) {
+    d = h.Tick(kT0 + t * kTick, std::vector<double>(12, 800.0 / 12), Reports(800, 100), {});
+  }
+  ASSERT_EQ(d.logical, 96u);
+  for (; t < 60; ++t) {
+    d = h.Tick(kT0 + t * kTick, std::vector<double>(12, 0), Reports(0, 100), {});
+  }
+  EXPECT_EQ(d.logical, 12u);
+  EXPECT_NE(d.reason, AP_SKEW_HEAVY) << "its rate's average is near 0 now";
 }
 
 TEST(SkewWidth, ModesWithoutAWindowKeepTheirWidth) {
