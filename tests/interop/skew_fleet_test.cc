@@ -11,6 +11,7 @@
 // machine: the target of 1.25 is for a full run, docs/unequal-clients.md).
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -69,6 +70,12 @@ TEST(SkewFleetTest, EveryRowHasTheContractAndTheMechanismEvensTheLoad) {
               return s;
             }());
   ASSERT_EQ(5u, row.size());
+  for (const auto &kv : row) {
+    std::printf("%-20s calls max/mean %.3f, from the warm-up on %.3f, connections %.0f\n",
+                kv.first.c_str(), Num(io_json_get(kv.second, "calls"), "max_mean"),
+                Num(io_json_get(kv.second, "calls_steady"), "max_mean"),
+                Num(kv.second, "connections_total"));
+  }
   // Without the mechanism client 0's servers carry about 2.9x the mean.
   EXPECT_GT(Num(io_json_get(row["smooth/orca-off"], "calls"), "max_mean"), 2.3);
   EXPECT_GT(Num(io_json_get(row["smooth/outstanding"], "calls"), "max_mean"), 2.3);
