@@ -223,6 +223,7 @@ int io_fleet_skew_scenario(const void *def, const fleet_args *a, fleet_output *o
       sc.params = &params;
       sc.pick_metric = m->aperture ? kRows[k].pick_metric : NULL;
       sc.extra_config = m->aperture ? kRows[k].extra : NULL;
+      sc.label = m->aperture ? kRows[k].label : NULL;
       const char *label = m->aperture ? kRows[k].label : "none";
       fleet_run *r = &out->runs[out->n_runs++];
       fprintf(stderr, "fleet: skew / %s / %s ...\n", m->name, label);

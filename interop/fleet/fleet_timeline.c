@@ -419,8 +419,9 @@ int io_fleet_timeline_run_mode(const fleet_timeline *base, const fleet_args *a,
     snprintf(r->error, sizeof(r->error), "too many servers");
     return -1;
   }
+  const char *label = sc.label != NULL ? sc.label : sc.pick_metric;
   snprintf(f.dir, sizeof(f.dir), "%s/%s-%s%s%.24s", a->out_dir, sc.name, m->name,
-           sc.pick_metric ? "-" : "", sc.pick_metric ? sc.pick_metric : "");
+           label ? "-" : "", label ? label : "");
   mkdir(f.dir, 0755);
   const fleet_timeline_hooks *h = sc.hooks;
   if (h != NULL && h->state_size > 0 && (f.state = calloc(1, h->state_size)) == NULL) {

@@ -68,6 +68,7 @@ typedef struct fleet_timeline {
   long grace_ms;             /* aperture's removalGraceMs (0: not set) */
   const char *pick_metric;   /* aperture's pickMetric (NULL: not set) */
   const char *extra_config;  /* more aperture fields, e.g. ",\"x\":1" (NULL: none) */
+  const char *label;         /* names the run's directory (NULL: the pickMetric) */
   /* 1: the servers have addresses of their own on one port (fleet_net.h)
    * and the clients find them through the fleet's DNS (fleet_dns.h), so
    * that membership changes reach them as real resolver updates; 0: a
