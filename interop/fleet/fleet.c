@@ -4,12 +4,12 @@
  * clients' summaries, and prints a report (table, or JSON with --json)
  * plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|gray|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|skew|gray|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
  *         [--network loopback|netns]
- *         [--faults f1,f2,...] [--calls N] [--fault-s S]
+ *         [--faults f1,f2,...] [--calls N] [--fault-s S] [--client-rates R1,R2,...]
  *
  * --network (fleet_net.h): loopback (default), every process in the
  * runner's namespace; netns (fleet_netns.h, root only), every server and
@@ -41,6 +41,10 @@
  * ten servers of unequal capacity (CPU work per call, ORCA trailers) for
  * round_robin and each aperture pickMetric, with the fleet report's
  * runs[] rows plus pick_metric and the servers' utilization; not in `all`.
+ * skew (fleet_skew.h) runs clients at unequal rates (--client-rates) on
+ * eight servers that report their rate (ORCA), for round_robin and each
+ * aperture pickMetric, orca also with the mechanism that evens the load
+ * turned off; not in `all`.
  * gray (fleet_gray.h) makes one of
  * four servers fail without closing its connections (--faults: freeze,
  * link-down, partition, no-answer, slow) for --fault-s and measures, per
@@ -83,6 +87,7 @@
 #include "interop/fleet/fleet_report.h"
 #include "interop/fleet/fleet_restart.h"
 #include "interop/fleet/fleet_scenario.h"
+#include "interop/fleet/fleet_skew.h"
 #include "interop/fleet/fleet_slow_backend.h"
 #include "interop/fleet/fleet_soak.h"
 #include "interop/fleet/fleet_summary.h"
@@ -174,6 +179,8 @@ static const fleet_scenario kScenarios[] = {
      io_fleet_soak_write_table, 1, 0},
     {"unequal", io_fleet_unequal_scenario, NULL, io_fleet_unequal_check, report_json,
      io_fleet_unequal_write_table, 0, 0},
+    {"skew", io_fleet_skew_scenario, NULL, io_fleet_skew_check, report_json,
+     io_fleet_skew_write_table, 0, 0},
     {"gray", io_fleet_gray_scenario, NULL, io_fleet_gray_check, io_fleet_gray_write_json,
      io_fleet_gray_write_table, 1, 0},
     {"all", run_all, NULL, NULL, report_json, report_table, 0, 0},

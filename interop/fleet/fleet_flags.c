@@ -10,6 +10,7 @@
 #include "interop/fleet/fleet_deploy.h"
 #include "interop/fleet/fleet_gray.h"
 #include "interop/fleet/fleet_modes.h"
+#include "interop/fleet/fleet_skew.h"
 #include "interop/fleet/fleet_timeline.h"
 #include "interop/fleet/fleet_unequal.h"
 #include "interop/fleet/fleet_xds.h"
@@ -22,7 +23,7 @@ void io_fleet_usage(const char *const *names, size_t n) {
           "             [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]\n"
           "             [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]\n"
           "             [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]\n"
-          "             [--network loopback|netns]\n"
+          "             [--network loopback|netns] [--client-rates R1,R2,...]\n"
           "network: loopback (default) or netns (root: a namespace per server and client)\n"
           "no --scenario: balance, then multi-service, for smooth, continuous, (random,) round_robin\n"
           "churn-grid points (servers:clients:minAperture): default " FLEET_CHURN_DEFAULT_POINTS "\n"
@@ -32,6 +33,9 @@ void io_fleet_usage(const char *const *names, size_t n) {
           "soak: [--duration-s S] (default 300) [--rss-bound-kib K] (default 8192)\n"
           "unequal: 10 servers, capacities 1 x8, 0.5, 0.25; round_robin and each pickMetric of the\n"
           "         aperture modes (default " FLEET_UNEQUAL_DEFAULT_MODES "); [--duration-s S] per run (default 20)\n"
+          "skew: 8 servers, 4 clients at unequal rates [--client-rates " FLEET_SKEW_DEFAULT_RATES "] (calls in\n"
+          "      flight, or calls/s with --rate); round_robin and each pickMetric of the aperture\n"
+          "      modes (default " FLEET_SKEW_DEFAULT_MODES "), orca also without the mechanism\n"
           "gray: [--faults " FLEET_GRAY_DEFAULT_FAULTS "] [--calls N] (per run, default 20000)\n"
           "      [--fault-s S] (default 10); modes " FLEET_GRAY_DEFAULT_MODES "\n"
           "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
@@ -83,6 +87,14 @@ int io_fleet_parse_flags(int argc, char **argv, const char *const *names, size_t
     } else if ((r = io_flag_match(argc, argv, &i, "faults", &v)) != 0) {
       if (r < 0) return 2;
       a->faults = v;
+    } else if ((r = io_flag_match(argc, argv, &i, "client-rates", &v)) != 0) {
+      double rates[FLEET_SKEW_MAX_RATES];
+      if (r < 0) return 2;
+      if (io_fleet_skew_parse_rates(v, rates, FLEET_SKEW_MAX_RATES, err, sizeof(err)) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+      }
+      a->client_rates = v;
     } else if ((r = io_flag_match(argc, argv, &i, "calls", &v)) != 0) {
       if (r < 0 || io_flag_long("calls", v, 100, 100000000, &a->calls) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "fault-s", &v)) != 0) {

@@ -327,6 +327,10 @@ void io_fleet_report_json(FILE *f, const fleet_run *runs, int n, const fleet_chu
     }
     spread_json(f, "calls", &r->calls);
     fprintf(f, ",\"fair_max_mean\":%.4f,", r->fair_max_mean);
+    if (r->steady_measured) {
+      spread_json(f, "calls_steady", &r->calls_steady);
+      fprintf(f, ",\"fair_steady_max_mean\":%.4f,", r->fair_steady_max_mean);
+    }
     spread_json(f, "connections", &r->connections);
     fprintf(f, ",\"connections_total\":%ld,\"connections_opened\":%ld", r->connections_total,
             r->connections_opened);

@@ -84,6 +84,9 @@ typedef struct fleet_run {
   fleet_spread util;        /* per-server utilization when util_measured */
   double share_over_capacity_max; /* unequal: the largest (server's share of the
                                      calls / its share of the capacity) */
+  int steady_measured;      /* 1: calls_steady is in (skew) */
+  fleet_spread calls_steady; /* skew: calls per server after the warm-up */
+  double fair_steady_max_mean; /* the fair figure at those calls */
   int complete;             /* 0: the run failed (see error) */
   char error[160];
 } fleet_run;

@@ -30,6 +30,7 @@ typedef struct fleet_args {
   long calls;                       /* --calls: calls per run (gray) */
   double fault_s;                   /* --fault-s: how long a fault lasts (gray) */
   const char *faults;               /* --faults, comma separated (gray) */
+  const char *client_rates;         /* --client-rates, comma separated (skew) */
 } fleet_args;
 
 /* What scenarios measured, for the report writers. The fleet report's

@@ -189,8 +189,9 @@ static void service_config(const fleet_timeline_fleet *f, char *out, size_t len)
     snprintf(metric, sizeof(metric), ",\"pickMetric\":\"%.24s\"", f->sc->pick_metric);
   }
   snprintf(out, len,
-           "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld%s%s}}]}",
-           f->mode->name, f->sc->min_aperture, grace, metric);
+           "{\"loadBalancingConfig\":[{\"aperture\":{\"mode\":\"%s\",\"minAperture\":%ld%s%s%.64s}}]}",
+           f->mode->name, f->sc->min_aperture, grace, metric,
+           f->sc->extra_config ? f->sc->extra_config : "");
 }
 
 static int start_clients(fleet_timeline_fleet *f, const char *target, run_clients *cl) {
@@ -208,13 +209,24 @@ static int start_clients(fleet_timeline_fleet *f, const char *target, run_client
       snprintf(cnt, sizeof(cnt), "%d", sc->service_clients[s]);
       snprintf(cl->summary[cl->n], sizeof(cl->summary[0]), "%s/client-%d-%d.json", f->dir, s, c);
       snprintf(log, sizeof(log), "%s/client-%d-%d.log", f->dir, s, c);
+      char own_rate[32], own_conc[32];
+      if (sc->hooks != NULL && sc->hooks->client_load != NULL) {
+        double rate = sc->rate;
+        long conc = sc->concurrency;
+        sc->hooks->client_load(f, cl->n, &rate, &conc);
+        snprintf(own_rate, sizeof(own_rate), "%g", rate);
+        snprintf(own_conc, sizeof(own_conc), "%ld", conc);
+      } else {
+        snprintf(own_rate, sizeof(own_rate), "%s", rate_s);
+        snprintf(own_conc, sizeof(own_conc), "%s", conc_s);
+      }
       fleet_client_opts co = {
           .bin = f->a->client_bin,
           .target = target,
           .service_config = config,
-          .rate = rate_s,
+          .rate = own_rate,
           .duration_s = dur_s,
-          .concurrency = conc_s,
+          .concurrency = own_conc,
           .linger_s = "0.3",
           .summary_file = cl->summary[cl->n],
           .peer_index = f->mode->aperture ? idx : NULL,
@@ -407,8 +419,9 @@ int io_fleet_timeline_run_mode(const fleet_timeline *base, const fleet_args *a,
     snprintf(r->error, sizeof(r->error), "too many servers");
     return -1;
   }
+  const char *label = sc.label != NULL ? sc.label : sc.pick_metric;
   snprintf(f.dir, sizeof(f.dir), "%s/%s-%s%s%.24s", a->out_dir, sc.name, m->name,
-           sc.pick_metric ? "-" : "", sc.pick_metric ? sc.pick_metric : "");
+           label ? "-" : "", label ? label : "");
   mkdir(f.dir, 0755);
   const fleet_timeline_hooks *h = sc.hooks;
   if (h != NULL && h->state_size > 0 && (f.state = calloc(1, h->state_size)) == NULL) {

@@ -46,6 +46,10 @@ typedef struct fleet_timeline_hooks {
   void (*mark)(const fleet_timeline_fleet *f, int i, fleet_server_result *sv);
   /* Adds the scenario's own figures to f->r, the others being in. */
   void (*figures)(fleet_timeline_fleet *f);
+  /* The load of client `c` (0-based over all services): may change its
+   * calls/s (0: unpaced) and calls in flight from the scenario's. */
+  void (*client_load)(const fleet_timeline_fleet *f, int c, double *rate,
+                      long *concurrency);
 } fleet_timeline_hooks;
 
 /* A timeline scenario. */
@@ -63,6 +67,8 @@ typedef struct fleet_timeline {
   long min_aperture;         /* aperture's minAperture (12 = the library default) */
   long grace_ms;             /* aperture's removalGraceMs (0: not set) */
   const char *pick_metric;   /* aperture's pickMetric (NULL: not set) */
+  const char *extra_config;  /* more aperture fields, e.g. ",\"x\":1" (NULL: none) */
+  const char *label;         /* names the run's directory (NULL: the pickMetric) */
   /* 1: the servers have addresses of their own on one port (fleet_net.h)
    * and the clients find them through the fleet's DNS (fleet_dns.h), so
    * that membership changes reach them as real resolver updates; 0: a

@@ -11,11 +11,15 @@
 
 #include "interop/sim/sim.h"
 #include "interop/sim/sim_args.h"
+#include "interop/sim/sim_balance_skew.h"
+#include "interop/sim/sim_skew.h"
 #include "interop/sim/sim_model.h"
 
 static const char kUsage[] =
     "sim balance [--servers 100] [--clients 33] [--min-aperture 12] "
-    "[--services 5,13,33,70] [--per-server] [--json]";
+    "[--services 5,13,33,70] [--per-server] [--json]\n"
+    "       [--client-rates SPEC [--seed 1] [--draws 1]]   SPEC: 8,1,1,1 | "
+    "lognormal:CV | one:X";
 
 /* One mode's per-server results for one scenario. */
 typedef struct mode_result {
@@ -149,6 +153,8 @@ int io_sim_verb_balance(int argc, char **argv) {
   uint32_t servers = 100, clients = 33, min_aperture = AP_DEFAULT_MIN_APERTURE;
   sim_list services = {{5, 13, 33, 70}, 4};
   int per_server = 0, json = 0;
+  const char *client_rates = NULL;
+  uint32_t seed = 1, draws = 1;
   sim_flag flags[] = {
       {"servers", SIM_FLAG_UINT, &servers, 1, 10000, 0},
       {"clients", SIM_FLAG_UINT, &clients, 1, 10000, 0},
@@ -156,6 +162,9 @@ int io_sim_verb_balance(int argc, char **argv) {
       {"services", SIM_FLAG_LIST, &services, 1, 10000, 0},
       {"per-server", SIM_FLAG_BOOL, &per_server, 0, 0, 0},
       {"json", SIM_FLAG_BOOL, &json, 0, 0, 0},
+      {"client-rates", SIM_FLAG_STRING, &client_rates, 0, 0, 0},
+      {"seed", SIM_FLAG_UINT, &seed, 0, 4294967295.0, 0},
+      {"draws", SIM_FLAG_UINT, &draws, 1, 100, 0},
   };
   int rc = io_sim_args_parse(argc, argv, flags, sizeof flags / sizeof flags[0],
                           kUsage);
@@ -167,6 +176,24 @@ int io_sim_verb_balance(int argc, char **argv) {
     return io_sim_args_fail(argv[0], kUsage,
                          "--servers x clients = %.0f exceeds 50,000,000",
                          total_clients * servers);
+  sim_skew_table *skew = NULL;
+  if (client_rates != NULL) {
+    if ((double)servers * clients > SIM_SKEW_MAX_FLEET)
+      return io_sim_args_fail(argv[0], kUsage,
+                              "--client-rates: --servers x --clients = %.0f "
+                              "exceeds %d",
+                              (double)servers * clients, SIM_SKEW_MAX_FLEET);
+    double probe[1];
+    char why[160];
+    if (io_sim_rates_parse(client_rates, 1, seed, probe, why, sizeof why) != 0)
+      return io_sim_args_fail(argv[0], kUsage, "--client-rates: %s", why);
+    sim_skew_args sa = {client_rates, seed, draws, servers, clients,
+                        min_aperture};
+    if (io_sim_balance_skew_run(&sa, &skew) != 0) return SIM_EXIT_FAIL;
+  } else if (flags[7].seen || flags[8].seen) {
+    return io_sim_args_fail(argv[0], kUsage,
+                            "--seed and --draws need --client-rates");
+  }
 
   static const uint32_t kSreSize[1] = {300};
   scenario single = {"one service", servers, min_aperture, &clients, 1, 0, {{0}}};
@@ -189,6 +216,10 @@ int io_sim_verb_balance(int argc, char **argv) {
     print_json("multi", &multi);
     printf(",");
     print_json("sre", &sre);
+    if (skew != NULL) {
+      printf(",");
+      io_sim_balance_skew_json(skew);
+    }
     printf("}\n");
   } else {
     print_table(&single, per_server);
@@ -196,9 +227,14 @@ int io_sim_verb_balance(int argc, char **argv) {
     print_table(&sre, 0);
     printf("SRE book, random subsetting 300x300 at 30%%: least loaded backend "
            "63%% of average, most 121%%.\n");
+    if (skew != NULL) {
+      printf("\n");
+      io_sim_balance_skew_text(skew);
+    }
   }
   scenario_free(&single);
   scenario_free(&multi);
   scenario_free(&sre);
+  io_sim_balance_skew_free(skew);
   return rc == AP_OK ? SIM_EXIT_OK : SIM_EXIT_FAIL;
 }

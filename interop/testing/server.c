@@ -4,7 +4,7 @@
  *   server [--port P] [--host 127.0.0.1] [--server-id ID] [--hostname NAME]
  *          [--extra-latency-ms N] [--threads T] [--stats-file PATH]
  *          [--stats-interval-ms N] [--capacity F] [--work-us W] [--cpu-quota Q]
- *          [--orca | --no-orca]
+ *          [--orca | --no-orca] [--capacity-qps Q]
  *          [--slow-latency-ms N]
  *
  * Prints `listening HOST:PORT` on stdout once serving (port 0 = ephemeral).
@@ -25,7 +25,11 @@
  * trailer `endpoint-load-metrics-bin` (ORCA, on every TestService answer;
  * --orca/--no-orca; default on when there is work) carries
  * cpu_utilization: the work CPU time of the last second over (one second x
- * the threads, or Q), clamped to [0, 1]. SIGTERM/SIGINT
+ * the threads, or Q), clamped to [0, 1]. --capacity-qps Q makes the
+ * report rate-based, as servers that count calls send it: cpu_utilization
+ * and application_utilization = the answered calls of the last second
+ * over Q calls/s, rps_fractional = those calls/s (the trailer on by
+ * default; the CPU work, if any, still runs). SIGTERM/SIGINT
  * shut the server down gracefully (GOAWAY; calls in flight get
  * --shutdown-grace-ms to finish) and it exits with status 0.
  * --slow-latency-ms N: SIGUSR1 adds N ms to every call, SIGUSR2 takes it
@@ -87,6 +91,7 @@ typedef struct options {
   double work_us;   /* -1: not given (1000 with --capacity, else 0) */
   double cpu_quota; /* cores; 0: none */
   int orca, no_orca;
+  double capacity_qps;        /* --capacity-qps: rate-based report; 0: none */
   long slow_latency_ms;       /* --slow-latency-ms (slow_toggle.h); 0: off */
 } options;
 
@@ -283,10 +288,17 @@ static void send_answer(call_slot *s) {
   ops[n].data.send_status_from_server.status = s->code;
   ops[n].data.send_status_from_server.status_details = &s->details;
   ops[n].data.send_status_from_server.trailing_metadata_count = 0;
+  if (s->method != M_HEALTH) io_server_load_count_call(&st->load, io_delay_queue_now_ns());
   if (st->orca && s->method != M_HEALTH) {
-    uint8_t report[ORCA_CPU_REPORT_LEN];
-    size_t len = io_orca_cpu_report(
-        io_server_load_utilization(&st->load, io_delay_queue_now_ns()), report);
+    uint8_t report[ORCA_RATE_REPORT_LEN];
+    size_t len;
+    if (st->opt.capacity_qps > 0) {
+      double rate = io_server_load_rate(&st->load, io_delay_queue_now_ns());
+      len = io_orca_rate_report(rate / st->opt.capacity_qps, rate, report);
+    } else {
+      len = io_orca_cpu_report(
+          io_server_load_utilization(&st->load, io_delay_queue_now_ns()), report);
+    }
     s->trailing_md[0].key = grpc_slice_from_static_string(ORCA_TRAILER_KEY);
     s->trailing_md[0].value = grpc_slice_from_copied_buffer((const char *)report, len);
     s->has_trailer = 1;
@@ -468,6 +480,9 @@ static void write_stats(FILE *f, void *arg) {
           st->work_us, st->opt.cpu_quota, st->orca);
   fprintf(f, ",\"work_calls\":%ld,\"work_cpu_ns\":%lld,\"cpu_utilization\":%.4f", work_calls,
           (long long)work_ns, io_server_load_utilization(&st->load, io_delay_queue_now_ns()));
+  double rate = io_server_load_rate(&st->load, io_delay_queue_now_ns());
+  fprintf(f, ",\"capacity_qps\":%g,\"rate_qps\":%.2f", st->opt.capacity_qps, rate);
+  if (st->opt.capacity_qps > 0) fprintf(f, ",\"rate_utilization\":%.4f", rate / st->opt.capacity_qps);
   fprintf(f, ",\"connections_current\":%ld,\"connections_peak\":%ld,\"connections_opened\":%ld}\n",
           io_channelz_tracker_current(st->conns), io_channelz_tracker_peak(st->conns),
           io_channelz_tracker_opened(st->conns));
@@ -486,7 +501,8 @@ static void usage(void) {
           "              [--extra-latency-ms N] [--threads T] [--stats-file PATH]\n"
           "              [--stats-interval-ms N] [--shutdown-grace-ms N]\n"
           "              [--max-connection-age-ms N] [--capacity F] [--work-us W]\n"
-          "              [--cpu-quota Q] [--orca | --no-orca] [--slow-latency-ms N]\n"
+          "              [--cpu-quota Q] [--orca | --no-orca] [--capacity-qps Q]\n"
+          "              [--slow-latency-ms N]\n"
           "--capacity F   (0.01..100, default 1) each TestService call does W/F us of CPU work\n"
           "--work-us W    (0..100000) the work at capacity 1; default 1000 with --capacity,\n"
           "               else 0 (no work). The work is a hash loop calibrated at start-up\n"
@@ -498,7 +514,10 @@ static void usage(void) {
           "               OrcaLoadReport, field 1 cpu_utilization) on every TestService\n"
           "               answer; default on when there is work; --no-orca: never.\n"
           "               cpu_utilization = work CPU time (thread CPU clock) of the last\n"
-          "               1 s / (1 s x Q, or x --threads without a quota), clamped to [0,1]\n");
+          "               1 s / (1 s x Q, or x --threads without a quota), clamped to [0,1]\n"
+          "--capacity-qps Q  (0.001..1e7) a rate-based report instead: cpu_utilization and\n"
+          "               application_utilization = answered calls/s of the last 1 s / Q,\n"
+          "               rps_fractional = those calls/s; turns --orca on\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -526,6 +545,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"capacity", FLAG_DOUBLE, &o->capacity, 0.01, 100},
       {"work-us", FLAG_DOUBLE, &o->work_us, 0, 100000},
       {"cpu-quota", FLAG_DOUBLE, &o->cpu_quota, 0.001, 64},
+      {"capacity-qps", FLAG_DOUBLE, &o->capacity_qps, 0.001, 1e7},
       {"slow-latency-ms", FLAG_LONG, &o->slow_latency_ms, 0, 60000},
       {"host", FLAG_STRING, &o->host, 0, 0},
       {"server-id", FLAG_STRING, &o->server_id, 0, 0},
@@ -588,7 +608,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "server: work %.0f us at capacity %g: %llu iterations (%.1f per us)\n",
             st.work_us, st.capacity, (unsigned long long)st.work_iterations, per_us);
   }
-  st.orca = st.opt.no_orca ? 0 : (st.opt.orca || st.work_iterations > 0);
+  st.orca = st.opt.no_orca ? 0
+                           : (st.opt.orca || st.work_iterations > 0 || st.opt.capacity_qps > 0);
   io_server_load_init(&st.load, (int)st.opt.threads, st.opt.cpu_quota, io_delay_queue_now_ns());
   /* --max-connection-age-ms: the server closes each connection gracefully
    * (GOAWAY, calls in flight finish) after that age, so clients reconnect

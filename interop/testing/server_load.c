@@ -57,7 +57,10 @@ int io_server_load_init(server_load *ld, int threads, double quota, int64_t now_
   ld->divisor = quota > 0 ? quota : (double)threads;
   ld->start_ns = now_ns;
   ld->free_at_ns = now_ns;
-  for (int i = 0; i < SERVER_LOAD_BUCKETS; i++) ld->bucket_epoch[i] = -1;
+  for (int i = 0; i < SERVER_LOAD_BUCKETS; i++) {
+    ld->bucket_epoch[i] = -1;
+    ld->calls_epoch[i] = -1;
+  }
   return 0;
 }
 
@@ -101,6 +104,38 @@ double io_server_load_utilization(server_load *ld, int64_t now_ns) {
   return u > 1 ? 1 : u;
 }
 
+void io_server_load_count_call(server_load *ld, int64_t now_ns) {
+  if (ld == NULL) return;
+  int64_t epoch = (now_ns - ld->start_ns) / SERVER_LOAD_BUCKET_NS;
+  if (epoch < 0) epoch = 0;
+  int b = (int)(epoch % SERVER_LOAD_BUCKETS);
+  pthread_mutex_lock(&ld->mu);
+  if (ld->calls_epoch[b] != epoch) {
+    ld->calls_epoch[b] = epoch;
+    ld->bucket_calls[b] = 0;
+  }
+  ld->bucket_calls[b]++;
+  pthread_mutex_unlock(&ld->mu);
+}
+
+double io_server_load_rate(server_load *ld, int64_t now_ns) {
+  if (ld == NULL) return 0;
+  int64_t since = now_ns - ld->start_ns;
+  if (since <= 0) return 0;
+  int64_t epoch = since / SERVER_LOAD_BUCKET_NS;
+  long calls = 0;
+  pthread_mutex_lock(&ld->mu);
+  for (int i = 0; i < SERVER_LOAD_BUCKETS; i++) {
+    int64_t e = ld->calls_epoch[i];
+    if (e >= 0 && e <= epoch && e > epoch - SERVER_LOAD_BUCKETS) calls += ld->bucket_calls[i];
+  }
+  pthread_mutex_unlock(&ld->mu);
+  /* the same span as the utilization's */
+  int64_t span = (SERVER_LOAD_BUCKETS - 1) * SERVER_LOAD_BUCKET_NS + since % SERVER_LOAD_BUCKET_NS;
+  if (span > since) span = since;
+  return (double)calls / ((double)span * 1e-9);
+}
+
 int64_t io_server_load_total_ns(server_load *ld, long *calls) {
   if (ld == NULL) return 0;
   pthread_mutex_lock(&ld->mu);
@@ -136,6 +171,23 @@ size_t io_orca_cpu_report(double u, uint8_t out[ORCA_CPU_REPORT_LEN]) {
   out[0] = 0x09; /* field 1, wire type 1 (64-bit) */
   for (int i = 0; i < 8; i++) out[1 + i] = (uint8_t)(bits >> (8 * i));
   return ORCA_CPU_REPORT_LEN;
+}
+
+static void put_double(uint8_t tag, double v, uint8_t *out) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof(bits));
+  out[0] = tag;
+  for (int i = 0; i < 8; i++) out[1 + i] = (uint8_t)(bits >> (8 * i));
+}
+
+size_t io_orca_rate_report(double u, double rps, uint8_t out[ORCA_RATE_REPORT_LEN]) {
+  if (out == NULL) return 0;
+  if (!(u > 0)) u = 0;
+  if (!(rps > 0)) rps = 0;
+  put_double(0x09, u, out);      /* field 1 cpu_utilization, wire type 1 */
+  put_double(0x31, rps, out + 9); /* field 6 rps_fractional */
+  put_double(0x49, u, out + 18);  /* field 9 application_utilization */
+  return ORCA_RATE_REPORT_LEN;
 }
 
 /* Reads a varint at buf[*at..len); -1 when truncated or too long. */

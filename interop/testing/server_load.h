@@ -21,7 +21,14 @@
  *
  * ORCA: the report is sent as the standard trailer
  * `endpoint-load-metrics-bin`, a serialized xds.data.orca.v3.OrcaLoadReport
- * carrying field 1, cpu_utilization (a double). */
+ * carrying field 1, cpu_utilization (a double).
+ *
+ * Rate: every answered call also counts in the same ten buckets, so the
+ * server knows its recent rate (calls/s over the last second). With a
+ * capacity in calls/s (--capacity-qps) the report is the rate-based one
+ * other ORCA servers send: cpu_utilization and application_utilization
+ * (field 9) = the rate over that capacity, and rps_fractional (field 6) =
+ * the rate. */
 #ifndef APERTURE_INTEROP_SERVER_LOAD_H
 #define APERTURE_INTEROP_SERVER_LOAD_H
 
@@ -37,6 +44,7 @@ extern "C" {
 #define SERVER_LOAD_BUCKET_NS 100000000LL /* 100 ms: a window of 1 s */
 #define SERVER_LOAD_MAX_WORK_US 1000000.0 /* one call's work is at most 1 s of CPU */
 #define ORCA_CPU_REPORT_LEN 9             /* tag 0x09 + 8-byte double */
+#define ORCA_RATE_REPORT_LEN 27           /* fields 1, 6 and 9, 9 bytes each */
 #define ORCA_TRAILER_KEY "endpoint-load-metrics-bin"
 
 typedef struct server_load {
@@ -47,6 +55,8 @@ typedef struct server_load {
   int64_t bucket_epoch[SERVER_LOAD_BUCKETS];
   int64_t bucket_ns[SERVER_LOAD_BUCKETS];
   int64_t total_ns; /* work CPU time since start */
+  long bucket_calls[SERVER_LOAD_BUCKETS]; /* answered calls, same buckets */
+  int64_t calls_epoch[SERVER_LOAD_BUCKETS];
   long calls;       /* calls that did work */
   int64_t free_at_ns; /* quota: when the virtual CPU is next free */
 } server_load;
@@ -78,6 +88,14 @@ void io_server_load_add(server_load *ld, int64_t now_ns, int64_t cpu_ns);
  * to [0, 1]. 0 on NULL. */
 double io_server_load_utilization(server_load *ld, int64_t now_ns);
 
+/* Counts one answered call at now_ns in the rate window. */
+void io_server_load_count_call(server_load *ld, int64_t now_ns);
+
+/* Answered calls of the last second (the current bucket and the nine
+ * before it) over the time they span since the start: calls/s. 0 on NULL
+ * or before any time passed. */
+double io_server_load_rate(server_load *ld, int64_t now_ns);
+
 /* Work CPU time since start and calls that did work. */
 int64_t io_server_load_total_ns(server_load *ld, long *calls);
 
@@ -93,6 +111,14 @@ int64_t io_server_load_reserve(server_load *ld, int64_t now_ns, int64_t cost_ns,
  * [0, 1]) into out[0..ORCA_CPU_REPORT_LEN): 0x09 then u as a little-endian
  * IEEE 754 double. Returns ORCA_CPU_REPORT_LEN, or 0 when out is NULL. */
 size_t io_orca_cpu_report(double u, uint8_t out[ORCA_CPU_REPORT_LEN]);
+
+/* Writes the serialized OrcaLoadReport {cpu_utilization: u,
+ * rps_fractional: rps, application_utilization: u} into
+ * out[0..ORCA_RATE_REPORT_LEN): tags 0x09, 0x31 and 0x49, each followed by
+ * a little-endian double; u and rps below 0 (or NaN) are sent as 0, above
+ * 1 as they are (ORCA allows a utilization above its soft limit). Returns
+ * ORCA_RATE_REPORT_LEN, or 0 when out is NULL. */
+size_t io_orca_rate_report(double u, double rps, uint8_t out[ORCA_RATE_REPORT_LEN]);
 
 /* Reads field 1 (cpu_utilization, wire type 1) from a serialized
  * OrcaLoadReport of len bytes, skipping other fields. Returns 0 with *u

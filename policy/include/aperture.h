@@ -111,7 +111,7 @@ typedef struct aperture_status_server aperture_status_server;
  * RESOURCE_EXHAUSTED, unknown methods get UNIMPLEMENTED; at most 32
  * connections at once (one more is closed when accepted), each with at most
  * 16 streams at once, closed after 10 s without a call and after 60 s (plus
- * a 10 s grace) in any case; GetRingState answers hold at most 8 MiB at
+ * a 10 s grace) in any case; GetRingState answers hold at most 10 MiB at
  * once, built or not yet read (docs/status.md, "Under load"). Calls
  * grpc_init()
  * (balanced by aperture_status_server_stop). On success *out owns the server:

@@ -88,6 +88,11 @@ typedef struct ap_endpoint_state {
                                utilization; -1 none, stale or other metric */
   double latency_ewma_ms;   /* pickMetric peakEwma: peak EWMA of latency in
                                ms; -1 no sample or other metric */
+  double weight_factor;     /* skew balance: pick weight factor (1 = none) */
+  double reported_rps;      /* skew balance: the rate the server reports
+                               (ORCA rps_fractional); -1 none or stale */
+  double own_rate;          /* skew balance: this client's calls/s to it;
+                               -1 not measured */
 } ap_endpoint_state;
 
 typedef struct ap_ring_state {
@@ -128,6 +133,12 @@ typedef struct ap_ring_state {
   char **config_warnings;     /* owned array of owned strings: one per field
                                  the config had and the policy ignored */
   size_t config_warning_count;
+  /* The skew balance (pickMetric orca, clientSkewBalance). */
+  char skew_reason[16];       /* ap_skew_reason_name(): why the width is it */
+  double skew_own_rate;       /* this client's calls/s */
+  double skew_others_rate;    /* the others' estimated mean; -1 unknown */
+  double skew_ratio;          /* own / others', what the width follows; -1 */
+  double skew_multiplier;     /* of the base width; 1 none */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

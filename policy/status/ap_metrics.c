@@ -42,6 +42,15 @@ static double r_draining(ring_t *g) { return g->draining; }
 static double r_endpoints(ring_t *g) { return g->endpoint_count; }
 static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
 static double r_config_warnings(ring_t *g) { return (double)g->n_config_warnings; }
+/* NaN: the skew balance does not run, or has no estimate (left out). */
+static int skew_runs(ring_t *g) {
+  return g->skew_reason != NULL && g->skew_reason[0] != 0 && strcmp(g->skew_reason, "off") != 0;
+}
+static double r_skew_own(ring_t *g) { return skew_runs(g) ? g->skew_own_rate : NAN; }
+static double r_skew_others(ring_t *g) {
+  return skew_runs(g) && g->skew_others_rate >= 0 ? g->skew_others_rate : NAN;
+}
+static double r_skew_multiplier(ring_t *g) { return skew_runs(g) ? g->skew_multiplier : NAN; }
 #define AP_RING_COUNTER(name, kind, metric, help, text) \
   static double r_##name(ring_t *g) { return (double)g->name; }
 #include "policy/registry/ap_ring_counters.def"
@@ -61,6 +70,14 @@ static const ring_family kRing[] = {
     {"aperture_affinity_sessions", "gauge", "Sticky sessions in the session table.", r_sessions},
     {"aperture_config_warnings", "gauge",
      "Fields of the channel's config that were ignored (unknown or misspelt).", r_config_warnings},
+    {"aperture_skew_own_rate", "gauge",
+     "Skew balance: this channel's calls/s; absent when it does not run.", r_skew_own},
+    {"aperture_skew_others_rate", "gauge",
+     "Skew balance: the other clients' mean calls/s estimated from the members' reports; absent when unknown.",
+     r_skew_others},
+    {"aperture_skew_multiplier", "gauge",
+     "Skew balance: the window's width over its base width (1: not widened); absent when it does not run.",
+     r_skew_multiplier},
 #define AP_RING_COUNTER(name, kind, metric, help, text) {metric, KIND_##kind, help, r_##name},
 #include "policy/registry/ap_ring_counters.def"
 #undef AP_RING_COUNTER
@@ -85,6 +102,10 @@ static double e_utilization(endpoint_t *e) {
 static double e_latency_ewma(endpoint_t *e) {
   return e->latency_ewma_ms >= 0 ? e->latency_ewma_ms / 1e3 : NAN;
 }
+static double e_weight_factor(endpoint_t *e) { return e->weight_factor; }
+static double e_reported_rps(endpoint_t *e) {
+  return e->reported_rps >= 0 ? e->reported_rps : NAN;
+}
 static double e_ready(endpoint_t *e) {
   return e->connectivity == APERTURE__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_READY ? 1 : 0;
 }
@@ -106,6 +127,12 @@ static const endpoint_family kEndpoint[] = {
     {"aperture_endpoint_latency_ewma_seconds", "gauge",
      "pickMetric peakEwma: peak EWMA of the endpoint's call latency; absent before a sample.",
      e_latency_ewma},
+    {"aperture_endpoint_weight_factor", "gauge",
+     "Skew balance: the factor its pick weight is scaled by toward equal utilization (1: unchanged).",
+     e_weight_factor},
+    {"aperture_endpoint_reported_rps", "gauge",
+     "The rate the endpoint reports serving (ORCA rps_fractional, sampled under the skew balance); absent without one.",
+     e_reported_rps},
 };
 
 /* A label value as the text format allows it: valid UTF-8 with \, " and
@@ -180,10 +207,12 @@ int ap_metrics_write(FILE *out, const Aperture__V1__GetRingStateResponse *r) {
   for (size_t f = 0; f < sizeof kRing / sizeof kRing[0]; f++) {
     header(out, kRing[f].name, kRing[f].type, kRing[f].help);
     for (size_t i = 0; i < r->n_rings; i++) {
+      const double v = kRing[f].get(r->rings[i]);
+      if (isnan(v)) continue; /* no sample */
       fprintf(out, "%s%s{target=", kRing[f].name, suffix(kRing[f].type));
       label_value(out, r->rings[i]->target);
       fputs("} ", out);
-      value(out, kRing[f].get(r->rings[i]));
+      value(out, v);
       fputc('\n', out);
     }
   }

@@ -128,6 +128,11 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
 #include "policy/registry/ap_ring_counters.def"
 #undef AP_RING_COUNTER
   r->peer_keys = (char *)s->peer_keys;
+  r->skew_reason = (char *)s->skew_reason;
+  r->skew_own_rate = s->skew_own_rate;
+  r->skew_others_rate = s->skew_others_rate;
+  r->skew_ratio = s->skew_ratio;
+  r->skew_multiplier = s->skew_multiplier;
   r->last_status = str_or_empty(s->last_status);
   r->n_config_warnings = s->config_warning_count;
   r->config_warnings = s->config_warnings;
@@ -160,6 +165,9 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
     m->stuck_after_ms = e->stuck_after_ms;
     m->utilization = e->utilization;
     m->latency_ewma_ms = e->latency_ewma_ms;
+    m->weight_factor = e->weight_factor;
+    m->reported_rps = e->reported_rps;
+    m->own_rate = e->own_rate;
     rs->endpoint_ptrs[i] = m;
   }
 }

@@ -23,12 +23,12 @@ extern "C" {
 /* The bytes a status service's GetRingState answers may hold at once,
  * being built or waiting for their clients to read them (ap_status_budget.h):
  * what the largest answer, 20,000 endpoints, takes to build (about
- * 7.5 MiB). A call reserves its estimate (at most the budget) before it
+ * 9.1 MiB since the endpoints carry the skew balance's fields). A call reserves its estimate (at most the budget) before it
  * copies anything and is refused with RESOURCE_EXHAUSTED when that does
  * not fit beside what other calls hold; an answer that would need more
  * than the budget is refused ("ask for fewer endpoints"), so no answer
  * sent is larger. */
-#define AP_STATUS_ANSWER_BUDGET_BYTES ((size_t)8 << 20)
+#define AP_STATUS_ANSWER_BUDGET_BYTES ((size_t)10 << 20)
 
 /* What a call's own memory in gRPC (the call, its stream, their buffers)
  * counts against the budget from its admission until its answer is sent,

@@ -115,6 +115,16 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     json_string(g->pick_metric);
     printf(",\"peer_keys\":");
     json_string(g->peer_keys);
+    printf(",\"skew_reason\":");
+    json_string(g->skew_reason);
+    printf(",\"skew_own_rate\":");
+    json_double(g->skew_own_rate);
+    printf(",\"skew_others_rate\":");
+    json_double(g->skew_others_rate);
+    printf(",\"skew_ratio\":");
+    json_double(g->skew_ratio);
+    printf(",\"skew_multiplier\":");
+    json_double(g->skew_multiplier);
     printf(",\"offset\":");
     json_double(g->offset);
     printf(",\"width\":");
@@ -151,6 +161,12 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
       printf(",\"in_aperture\":%s,\"widened\":%s,\"draining\":%s,\"connectivity\":\"%s\"",
              e->in_aperture ? "true" : "false", e->widened ? "true" : "false",
              e->draining ? "true" : "false", conn_name(e->connectivity));
+      printf(",\"weight_factor\":");
+      json_double(e->weight_factor);
+      printf(",\"reported_rps\":");
+      json_double(e->reported_rps);
+      printf(",\"own_rate\":");
+      json_double(e->own_rate);
       json_endpoint_counters(e);
       printf(",\"health\":");
       json_string(e->health != NULL && e->health[0] ? e->health : "ok");
@@ -234,6 +250,17 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     const int load_cols = strcmp(g->pick_metric, "orca") == 0 ||
                           strcmp(g->pick_metric, "peakEwma") == 0;
     text_ring_counters(g);
+    /* The skew balance, where it runs (its columns below too). */
+    const int skew_cols = g->skew_reason[0] != '\0' && strcmp(g->skew_reason, "off") != 0;
+    if (skew_cols) {
+      char reason[64];
+      ap_escape_for_terminal(g->skew_reason, reason, sizeof reason);
+      printf("  skew %s  own %.1f calls/s  others", reason, g->skew_own_rate);
+      if (g->skew_others_rate >= 0) printf(" %.1f", g->skew_others_rate);
+      else printf(" -");
+      if (g->skew_ratio >= 0) printf("  ratio %.2f", g->skew_ratio);
+      printf("  width x%g\n", g->skew_multiplier);
+    }
     if (g->peer_keys[0] != '\0') {
       char keys[64];
       ap_escape_for_terminal(g->peer_keys, keys, sizeof keys);
@@ -259,6 +286,7 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
            "PICK_W", "AP", "STATE");
     text_endpoint_counter_headers();
     if (load_cols) printf(" %6s %9s", "UTIL", "LAT_MS");
+    if (skew_cols) printf(" %6s %8s %8s", "FACTOR", "RPS", "OWN_RPS");
     printf(" %s\n", "HEALTH");
     for (size_t k = 0; k < g->n_endpoints; k++) {
       const Aperture__V1__EndpointState *e = g->endpoints[k];
@@ -273,6 +301,13 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
         else printf(" %6s", "-");
         if (e->latency_ewma_ms >= 0) printf(" %9.3f", e->latency_ewma_ms);
         else printf(" %9s", "-");
+      }
+      if (skew_cols) {
+        printf(" %6.3f", e->weight_factor);
+        if (e->reported_rps >= 0) printf(" %8.1f", e->reported_rps);
+        else printf(" %8s", "-");
+        if (e->own_rate >= 0) printf(" %8.1f", e->own_rate);
+        else printf(" %8s", "-");
       }
       char health[64];
       ap_escape_for_terminal(e->health != NULL && e->health[0] ? e->health : "ok", health,

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "interop/testing/server_load.h"
+#include "policy/core/skew/ap_orca.h"
 #include "tests/common/raw_call.h"
 #include "tests/interop/fleet_helper.h"
 #include "tests/interop/orca_probe.h"
@@ -140,6 +141,46 @@ TEST(ServerLoadUnits, OrcaReportIsTagNineAndLittleEndianDouble) {
   EXPECT_EQ(-1, io_orca_cpu_parse(b, 5, &u));
 }
 
+TEST(ServerLoadUnits, RateReportIsFieldsOneSixAndNine) {
+  uint8_t b[ORCA_RATE_REPORT_LEN];
+  ASSERT_EQ(27u, io_orca_rate_report(0.5, 250, b));
+  // 0.5 = 0x3fe0000000000000, 250 = 0x406f400000000000
+  const uint8_t want[27] = {0x09, 0,    0,    0,    0, 0, 0, 0xe0, 0x3f,  // field 1
+                            0x31, 0,    0,    0,    0, 0, 0x40, 0x6f, 0x40,  // field 6
+                            0x49, 0,    0,    0,    0, 0, 0, 0xe0, 0x3f};  // field 9
+  EXPECT_EQ(0, std::memcmp(want, b, 27));
+  // The core's decoder (what the policy reads) finds all three.
+  ap_orca_report r;
+  ASSERT_EQ(AP_OK, ap_orca_decode(b, 27, &r, nullptr));
+  EXPECT_EQ(0.5, r.cpu_utilization);
+  EXPECT_EQ(250, r.rps_fractional);
+  EXPECT_EQ(0.5, r.application_utilization);
+  // Above 1 as it is (a soft limit), below 0 as 0.
+  io_orca_rate_report(1.7, -3, b);
+  ASSERT_EQ(AP_OK, ap_orca_decode(b, 27, &r, nullptr));
+  EXPECT_EQ(1.7, r.cpu_utilization);
+  EXPECT_EQ(0, r.rps_fractional);
+  EXPECT_EQ(0u, io_orca_rate_report(1, 1, nullptr));
+}
+
+TEST(ServerLoadUnits, RateIsAnsweredCallsOfTheLastSecond) {
+  server_load ld;
+  const int64_t s = 1000000000LL;
+  ASSERT_EQ(0, io_server_load_init(&ld, 2, 0, 0));
+  for (int i = 0; i < 300; i++) io_server_load_count_call(&ld, 2 * s + i * (s / 1000));
+  // 300 calls within [2.0, 2.3) s; at 2.95 s the window spans 0.9 s + 0.05 s
+  EXPECT_NEAR(300 / 0.95, io_server_load_rate(&ld, 2 * s + 950 * (s / 1000)), 1e-6);
+  EXPECT_EQ(0.0, io_server_load_rate(&ld, 4 * s));  // aged out
+  // Younger than a second: over the time since the start.
+  server_load young;
+  ASSERT_EQ(0, io_server_load_init(&young, 1, 0, 0));
+  for (int i = 0; i < 10; i++) io_server_load_count_call(&young, s / 10);
+  EXPECT_NEAR(10 / 0.5, io_server_load_rate(&young, s / 2), 1e-6);
+  EXPECT_EQ(0.0, io_server_load_rate(nullptr, s));
+  io_server_load_destroy(&ld);
+  io_server_load_destroy(&young);
+}
+
 TEST(ServerLoadUnits, UtilizationIsWorkOfTheLastSecondOverTheAllotment) {
   server_load ld;
   const int64_t s = 1000000000LL;
@@ -194,6 +235,45 @@ TEST_F(ServerLoadTest, OrcaTrailerIsStandardAndInRange) {
     ASSERT_EQ(0, OrcaProbeGrpcParse(r.trailer, &by_grpc));
     EXPECT_EQ(u, by_grpc);
   }
+}
+
+TEST_F(ServerLoadTest, CapacityQpsReportsTheRateOverTheCapacity) {
+  // No work at all: the report is the server's own count of calls.
+  ServerSet servers(1, {"--capacity-qps", "100"}, "rate");
+  Channel c(servers.Address(0));
+  ASSERT_EQ(GRPC_STATUS_OK, Call(c.ch).status);  // connect
+  auto t0 = std::chrono::steady_clock::now();
+  CallResult last;
+  int n = 0;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1200) && n < 5000) {
+    last = Call(c.ch);
+    ASSERT_EQ(GRPC_STATUS_OK, last.status);
+    n++;
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(last.has_trailer);
+  ap_orca_report r;
+  ap_error err;
+  ASSERT_EQ(AP_OK, ap_orca_decode(reinterpret_cast<const uint8_t *>(last.trailer.data()),
+                                  last.trailer.size(), &r, &err))
+      << err.message;
+  ASSERT_EQ(r.present, AP_ORCA_CPU | AP_ORCA_RPS | AP_ORCA_APP);
+  // The last second's calls, ours the only ones: about n / secs.
+  std::printf("%d calls in %.2f s; reported rps %.1f, utilization %.3f\n", n, secs,
+              r.rps_fractional, r.cpu_utilization);
+  EXPECT_GT(r.rps_fractional, 0.5 * n / secs);
+  EXPECT_LT(r.rps_fractional, 1.5 * n / secs + 10);
+  EXPECT_DOUBLE_EQ(r.cpu_utilization, r.rps_fractional / 100);
+  EXPECT_EQ(r.application_utilization, r.cpu_utilization);
+  double by_grpc = -1;  // gRPC's own parser reads the same cpu_utilization
+  ASSERT_EQ(0, OrcaProbeGrpcParse(last.trailer, &by_grpc));
+  EXPECT_EQ(by_grpc, r.cpu_utilization);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Json st = servers.Snapshot(0);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(100, Num(st.get(), "capacity_qps"));
+  EXPECT_EQ(0, Num(st.get(), "work_calls")) << "no CPU work";
 }
 
 TEST_F(ServerLoadTest, NoWorkAndNoTrailerByDefaultOrWithNoOrca) {

@@ -452,6 +452,11 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->affinity_sessions = s.affinity_sessions;
     out->config_warnings.assign(s.config_warnings,
                                 s.config_warnings + s.config_warning_count);
+    out->skew_reason = s.skew_reason;
+    out->skew_own_rate = s.skew_own_rate;
+    out->skew_others_rate = s.skew_others_rate;
+    out->skew_ratio = s.skew_ratio;
+    out->skew_multiplier = s.skew_multiplier;
     out->endpoints.clear();
     for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];
@@ -462,7 +467,8 @@ bool Snapshot(const std::string& filter, StateView* out) {
                                 ap_health_state_name(static_cast<ap_health_state>(e.health)),
                                 e.ejections, e.utilization, e.latency_ewma_ms,
                                 e.ejection_reason ? e.ejection_reason : "none",
-                                e.stuck_after_ms, e.endpoint_weight});
+                                e.stuck_after_ms, e.endpoint_weight, e.weight_factor,
+                                e.reported_rps, e.own_rate});
     }
   }
   ap_ring_states_free(states, count);

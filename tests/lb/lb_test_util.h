@@ -138,6 +138,9 @@ struct EndpointView {
   std::string ejection_reason;          // ap_health_ejection_reason()
   uint32_t stuck_after_ms;
   double endpoint_weight;  // its weight on the ring
+  // The skew balance: weight factor, reported rate, this client's rate
+  // (-1: none).
+  double weight_factor, reported_rps, own_rate;
 };
 struct StateView {
   std::string target, mode, coordinate_source, last_status, fingerprint;
@@ -154,6 +157,9 @@ struct StateView {
   // Peer discovery: watched target, peer list fingerprint, changes.
   std::string peer_target, peer_fingerprint;
   uint64_t coordinate_changes;
+  // The skew balance (ap_ring_state's skew_*).
+  std::string skew_reason;
+  double skew_own_rate, skew_others_rate, skew_ratio, skew_multiplier;
   std::vector<EndpointView> endpoints;
   const EndpointView* Find(const std::string& address) const;
   std::vector<std::string> Members() const;

@@ -4,9 +4,16 @@
 // 1 peakEwma, 2 orca). Under orca every Finish() reads a fixed backend
 // metric report (cpu_utilization 0.5) through the accessor, as gRPC hands
 // it over, so the reports stay fresh and the metric path is measured, not
-// the fallback.
+// the fallback. Metric 3 is orca with the skew balance, as the policy runs
+// orca by default (clientSkewBalance): the trackers also sample the rate in
+// the raw trailer, one call per endpoint every 100 ms (here a fixed trailer
+// whose lookup costs less than gRPC's; every other call pays the check).
 //   bazel run -c opt //tests/lb:pick_benchmark
+#include <string.h>
+
 #include <map>
+#include <string>
+#include <utility>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -40,13 +47,43 @@ class FixedMetrics
   grpc_core::BackendMetricData data_;
 };
 
-aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
+// The call's trailing metadata with a rate report (rps_fractional 250).
+class FixedTrailers : public LoadBalancingPolicy::MetadataInterface {
+ public:
+  FixedTrailers() {
+    const double rps = 250;
+    uint64_t bits;
+    memcpy(&bits, &rps, sizeof bits);
+    bytes_.push_back('\x31');  // field 6, a double
+    for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<char>(bits >> (8 * i)));
+  }
+  void Add(absl::string_view, absl::string_view) override {}
+  std::vector<std::pair<std::string, std::string>> TestOnlyCopyToVector()
+      override {
+    return {};
+  }
+  absl::optional<absl::string_view> Lookup(absl::string_view key,
+                                           std::string*) const override {
+    if (key != "endpoint-load-metrics-bin") return absl::nullopt;
+    return absl::string_view(bytes_);
+  }
+
+ private:
+  std::string bytes_;
+};
+
+constexpr int kOrcaWithSkew = 3;  // the benchmarks' metric argument
+
+aperture_lb::AperturePicker* PickerFor(size_t n, int metric_arg) {
+  const bool skew = metric_arg == kOrcaWithSkew;
+  const auto metric =
+      skew ? AP_PICK_ORCA : static_cast<ap_pick_metric>(metric_arg);
   static std::mutex mu;
   static std::map<std::pair<size_t, int>,
                   std::unique_ptr<aperture_lb::AperturePicker>>
       pickers;
   std::lock_guard<std::mutex> lock(mu);
-  auto& picker = pickers[{n, static_cast<int>(metric)}];
+  auto& picker = pickers[{n, metric_arg}];
   if (picker == nullptr) {
     std::vector<aperture_lb::AperturePicker::Slot> slots;
     std::vector<double> weights;
@@ -70,16 +107,23 @@ aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
     if (ap_pick_table_create(weights.data(), n, &table, nullptr) != AP_OK) abort();
     picker = std::make_unique<aperture_lb::AperturePicker>(
         std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr,
-        aperture_lb::AperturePicker::DefaultHealth(), metric);
+        aperture_lb::AperturePicker::DefaultHealth(), metric, skew);
   }
   return picker.get();
 }
 
+const char* Label(int metric_arg) {
+  return metric_arg == kOrcaWithSkew
+             ? "orca+skew"
+             : ap_pick_metric_name(static_cast<ap_pick_metric>(metric_arg));
+}
+
 void BM_PickWithCallTracker(benchmark::State& state) {
-  const auto metric = static_cast<ap_pick_metric>(state.range(1));
+  const int metric = static_cast<int>(state.range(1));
   aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
-  state.SetLabel(ap_pick_metric_name(metric));
+  state.SetLabel(Label(metric));
   FixedMetrics metrics;
+  FixedTrailers trailers;
   ScratchCallState call_state;
   LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
                                      &call_state};
@@ -93,16 +137,16 @@ void BM_PickWithCallTracker(benchmark::State& state) {
     }
     complete->subchannel_call_tracker->Start();
     complete->subchannel_call_tracker->Finish(
-        {absl::OkStatus(), nullptr, &metrics});
+        {absl::OkStatus(), &trailers, &metrics});
     benchmark::DoNotOptimize(complete->subchannel.get());
   }
 }
 // Pick() alone: the choice and the tracker's placement in the arena, no
 // Start()/Finish() (the tracker is destroyed unstarted).
 void BM_PickOnly(benchmark::State& state) {
-  const auto metric = static_cast<ap_pick_metric>(state.range(1));
+  const int metric = static_cast<int>(state.range(1));
   aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
-  state.SetLabel(ap_pick_metric_name(metric));
+  state.SetLabel(Label(metric));
   ScratchCallState call_state;
   LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
                                      &call_state};
@@ -118,15 +162,15 @@ void BM_PickOnly(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PickOnly)
-    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2, kOrcaWithSkew}})
     ->ArgNames({"endpoints", "metric"})
     ->Threads(1);
 BENCHMARK(BM_PickWithCallTracker)
-    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2, kOrcaWithSkew}})
     ->ArgNames({"endpoints", "metric"})
     ->Threads(1);
 BENCHMARK(BM_PickWithCallTracker)
-    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2, kOrcaWithSkew}})
     ->ArgNames({"endpoints", "metric"})
     ->Threads(2);
 

@@ -424,6 +424,7 @@ TEST(RingSnapshot, InputKeyFollowsEveryInputButNotTheOrder) {
 const std::map<std::string, std::string> kOneFieldChanged = {
     {"mode", R"({"mode":"mesh"})"},
     {"pickMetric", R"({"pickMetric":"orca"})"},
+    {"clientSkewBalance", R"({"clientSkewBalance":false})"},
     {"minAperture", R"({"minAperture":3})"},
     {"peerIndex", R"({"peerIndex":1,"peerCount":4})"},
     {"peerCount", R"({"peerIndex":0,"peerCount":5})"},

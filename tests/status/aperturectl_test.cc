@@ -487,4 +487,53 @@ TEST(AperturectlHostile, AResponsePastTheLargestAnswerIsRefused) {
   EXPECT_EQ(r.out, "");
 }
 
+// The skew balance where it runs: its line and columns in the table, its
+// fields in the JSON and its families in the metrics; none of it where it
+// does not run.
+TEST_F(AperturectlTest, SkewBalanceIsShownWhereItRuns) {
+  RegisteredInstance heavy("dns:///heavy.svc:443", 6), quiet("dns:///quiet.svc:443", 2);
+  heavy.SetPickMetric("orca");
+  heavy.SetSkew("heavy");
+  quiet.SetPickMetric("orca");
+  CtlRun t = Ctl("status " + addr_ + " --target heavy.svc");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_TRUE(Has(t.out, "  skew heavy  own 800.0 calls/s  others 100.0  ratio 8.00  width x4\n"))
+      << t.out;
+  EXPECT_TRUE(Has(t.out, "FAILS   UTIL    LAT_MS FACTOR      RPS  OWN_RPS HEALTH\n")) << t.out;
+  // Endpoint 1: factor 1.0, 100 calls/s reported, 200 its own.
+  EXPECT_TRUE(Has(t.out, "  0.250         -  1.000    100.0    200.0 ok\n")) << t.out;
+  // Endpoint 0: no report; endpoint 3: not measured.
+  EXPECT_TRUE(Has(t.out, "  0.000         -  0.500        -    200.0 ok\n")) << t.out;
+  EXPECT_TRUE(Has(t.out, "  2.000    300.0        - ejected\n")) << t.out;
+  CtlRun q = Ctl("status " + addr_ + " --target quiet.svc");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_FALSE(Has(q.out, "skew")) << q.out;
+  EXPECT_FALSE(Has(q.out, "FACTOR")) << q.out;
+
+  CtlRun j = Ctl("status " + addr_ + " --json --target heavy.svc");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_TRUE(Has(j.out, "\"skew_reason\":\"heavy\",\"skew_own_rate\":800,"
+                         "\"skew_others_rate\":100,\"skew_ratio\":8,\"skew_multiplier\":4"))
+      << j.out;
+  EXPECT_TRUE(Has(j.out, "\"weight_factor\":1,\"reported_rps\":100,\"own_rate\":200,"))
+      << j.out;
+
+  CtlRun m = Ctl("metrics " + addr_);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_TRUE(Has(m.out, "aperture_skew_others_rate{target=\"dns:///heavy.svc:443\"} 100\n"))
+      << m.out;
+  EXPECT_TRUE(Has(m.out, "aperture_skew_multiplier{target=\"dns:///heavy.svc:443\"} 4\n"))
+      << m.out;
+  EXPECT_FALSE(Has(m.out, "aperture_skew_multiplier{target=\"dns:///quiet.svc:443\"}")) << m.out;
+  EXPECT_TRUE(Has(m.out, "aperture_endpoint_weight_factor{target=\"dns:///heavy.svc:443\","
+                         "address=\"10.0.3.1:443\"} 2\n"))
+      << m.out;
+  EXPECT_TRUE(Has(m.out, "aperture_endpoint_reported_rps{target=\"dns:///heavy.svc:443\","
+                         "address=\"10.0.2.1:443\"} 200\n"))
+      << m.out;
+  EXPECT_FALSE(Has(m.out, "aperture_endpoint_reported_rps{target=\"dns:///heavy.svc:443\","
+                          "address=\"10.0.0.1:443\"}"))
+      << m.out;
+}
+
 }  // namespace

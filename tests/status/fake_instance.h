@@ -68,6 +68,15 @@ class RegisteredInstance {
     text_ = text;
   }
 
+  // Reports the skew balance running with `reason`: own rate 800 calls/s,
+  // others 100, ratio 8, width x4; endpoint i < 4 with weight factor
+  // 0.5 * (i + 1), reported rate 100 * i (endpoint 0: none) and own rate
+  // 200 (endpoint 3: not measured).
+  void SetSkew(const std::string &reason) {
+    std::lock_guard<std::mutex> lock(mu_);
+    skew_reason_ = reason;
+  }
+
   static std::string Address(size_t i) {
     char buf[48];
     snprintf(buf, sizeof buf, "10.%zu.%zu.1:443", i / 256, i % 256);
@@ -89,6 +98,13 @@ class RegisteredInstance {
     out->coordinate_changes = self->coordinate_changes_;
     snprintf(out->pick_metric, sizeof out->pick_metric, "%s", self->pick_metric_.c_str());
     snprintf(out->peer_keys, sizeof out->peer_keys, "%s", self->peer_keys_.c_str());
+    const bool skew = !self->skew_reason_.empty();
+    snprintf(out->skew_reason, sizeof out->skew_reason, "%s",
+             skew ? self->skew_reason_.c_str() : "off");
+    out->skew_own_rate = skew ? 800 : 0;
+    out->skew_others_rate = skew ? 100 : -1;
+    out->skew_ratio = skew ? 8 : -1;
+    out->skew_multiplier = skew ? 4 : 1;
     out->snapshot_builds = 17;
     if (!self->config_warnings_.empty()) {
       out->config_warnings =
@@ -142,6 +158,9 @@ class RegisteredInstance {
         e.ejections = i == 3 ? 2 : 0;
         e.utilization = self->pick_metric_ == "orca" && i < 3 ? 0.25 * i : -1;
         e.latency_ewma_ms = self->pick_metric_ == "peakEwma" && i < 4 ? 1.5 * (i + 1) : -1;
+        e.weight_factor = skew && i < 4 ? 0.5 * (i + 1) : 1;
+        e.reported_rps = skew && i < 4 && i > 0 ? 100.0 * i : -1;
+        e.own_rate = skew && i < 3 ? 200 : -1;
       }
     }
     return AP_OK;
@@ -157,6 +176,7 @@ class RegisteredInstance {
   std::string peer_keys_;
   std::vector<std::string> config_warnings_;
   std::string text_;
+  std::string skew_reason_;  // "" = the balance does not run
   ap_registry_entry *entry_ = nullptr;
 };
 

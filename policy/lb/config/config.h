@@ -61,6 +61,11 @@ struct ApertureSettings {
   // peak EWMA of latency, or server-reported utilization (ORCA); each falls
   // back to calls in flight without data (ap_load.h).
   ap_pick_metric pick_metric = AP_PICK_OUTSTANDING;
+  // With pickMetric orca: even the load when clients send at unequal rates
+  // ("clientSkewBalance", policy/lb/skew/skew_balance.h): a client heavier
+  // than the others widens its window, and members are weighted by the
+  // utilization they report. No effect under the other metrics.
+  bool client_skew_balance = true;
   std::map<std::string, double> weights;  // "host:port" -> weight > 0
   // Connect the aperture as soon as a new policy has its first addresses,
   // as round_robin and pick_first do, so that a wait for READY

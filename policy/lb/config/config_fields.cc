@@ -188,6 +188,10 @@ constexpr ConfigField kFields[] = {
      String(ParsePickMetric, " (accepted: outstanding, peakEwma, orca)"),
      FIELD_NAMED_VALUE(pick_metric), "outstanding", O::kPicker, R::kNone,
      "what P2C compares: outstanding, peakEwma or orca"},
+    {"clientSkewBalance", Boolean(), FIELD_NUMBER(client_skew_balance),
+     nullptr, O::kPicker, R::kNone,
+     "with pickMetric orca: a heavy client widens, members weighted by "
+     "utilization"},
     {"minAperture", Integer(1, AP_MAX_PEERS), FIELD_NUMBER(min_aperture),
      nullptr, O::kRing, R::kSetting,
      "logical aperture A, clamped to the number of endpoints"},

@@ -42,7 +42,9 @@ ApertureCensus TakeCensus(const RingSnapshot& ring, const ap_aperture* members,
     c.affinity.push_back({e->address(), ap_ring_weight(ring.ring(), m->index),
                           ready ? static_cast<int>(c.ready.size()) : -1});
     if (ready) {
-      c.ready.push_back({e->subchannel_ref(), e->counters(), m->pick_weight});
+      // The skew balance's factor (1 unless it moved it: ap_skew.h).
+      c.ready.push_back({e->subchannel_ref(), e->counters(),
+                         m->pick_weight * ap_skew_member_factor(e->skew())});
     }
     if (e->failed()) {
       c.last_failed = e;

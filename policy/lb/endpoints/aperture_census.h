@@ -18,7 +18,8 @@
 namespace aperture_lb {
 
 // The aperture's endpoints as the next picker sees them. Members without a
-// subchannel and draining members are left out.
+// subchannel and draining members are left out; a READY slot's weight is
+// the member's pick weight times its skew factor (Endpoint::skew()).
 struct ApertureCensus {
   std::vector<AperturePicker::Slot> ready;  // READY members, aperture order
   std::vector<AffinityMember> affinity;     // every counted member

@@ -30,7 +30,9 @@ Endpoint::Endpoint(
       observer_(observer),
       address_(std::move(address)),
       subchannel_(std::move(subchannel)),
-      counters_(grpc_core::MakeRefCounted<EndpointCounters>()) {}
+      counters_(grpc_core::MakeRefCounted<EndpointCounters>()) {
+  ap_skew_member_state_init(&skew_);
+}
 
 void Endpoint::StartWatchLocked() {
   auto watcher = std::make_unique<Watcher>(Ref());

@@ -10,6 +10,7 @@
 
 #include <grpc/impl/codegen/connectivity_state.h>
 
+#include "policy/core/skew/ap_skew.h"
 #include "policy/lb/picker/endpoint_counters.h"
 #include "src/core/lib/gprpp/ref_counted.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
@@ -61,6 +62,11 @@ class Endpoint : public grpc_core::RefCounted<Endpoint> {
   // TRANSIENT_FAILURE seen since the last READY.
   bool failed() const { return failed_; }
   const absl::Status& last_failure() const { return last_failure_; }
+  // The skew balance's state of this endpoint: this client's rate to it and
+  // its pick-weight factor (ap_skew.h; policy/lb/skew/skew_balance.h). Kept
+  // while the endpoint is a member, reset with it.
+  ap_skew_member_state* skew() { return &skew_; }
+  const ap_skew_member_state* skew() const { return &skew_; }
 
  private:
   class Watcher;
@@ -77,6 +83,7 @@ class Endpoint : public grpc_core::RefCounted<Endpoint> {
   grpc_connectivity_state state_ = GRPC_CHANNEL_IDLE;
   bool failed_ = false;
   absl::Status last_failure_;
+  ap_skew_member_state skew_;
   bool shut_down_ = false;
 };
 

@@ -1,14 +1,17 @@
 #include "policy/lb/picker/call_tracker.h"
 
+#include "policy/core/skew/ap_orca.h"
 #include "policy/lb/test_hooks.h"
 
 namespace aperture_lb {
 
 CallTracker::CallTracker(EndpointCounters* counters,
-                         const ap_health_config& health, ap_pick_metric metric)
+                         const ap_health_config& health, ap_pick_metric metric,
+                         bool sample_rates)
     : counters_(counters),
       health_(health),
       metric_(metric),
+      sample_rates_(sample_rates),
       // The pick's one atomic add; the health clock waits for Start(), so
       // a pick reads no clock for it.
       idle_before_(counters_->BeginCall() <= 0) {}
@@ -51,9 +54,28 @@ void CallTracker::Finish(FinishArgs args) {
         args.backend_metric_accessor != nullptr
             ? args.backend_metric_accessor->GetBackendMetricData()
             : nullptr;
+    const int64_t now_ns = data != nullptr || sample_rates_
+                               ? ap_load_coarse_now_ns()
+                               : 0;
     if (data != nullptr && data->cpu_utilization >= 0) {
       ap_load_record_utilization(&counters_->load, data->cpu_utilization,
-                                 ap_load_coarse_now_ns(), nullptr);
+                                 now_ns, nullptr);
+    }
+    // One call per endpoint and interval reads the raw trailer (gRPC hands
+    // out a view of its bytes for this known key, no copy) for the rate;
+    // the others pay one atomic load.
+    if (sample_rates_ && args.trailing_metadata != nullptr &&
+        ap_orca_sample_claim(&counters_->orca, now_ns,
+                             AP_ORCA_SAMPLE_INTERVAL_NS)) {
+      std::string buffer;
+      const absl::optional<absl::string_view> bytes =
+          args.trailing_metadata->Lookup("endpoint-load-metrics-bin", &buffer);
+      ap_orca_report report;
+      if (bytes.has_value() &&
+          ap_orca_decode(reinterpret_cast<const uint8_t*>(bytes->data()),
+                         bytes->size(), &report, nullptr) == AP_OK) {
+        ap_orca_sample_record(&counters_->orca, &report, now_ns, nullptr);
+      }
     }
   }
   if (!args.status.ok()) {

@@ -3,8 +3,10 @@
 // when a call starts, how it ended and how long a successful one took;
 // under the peakEwma metric it also times the call from Start(), under orca
 // it reads the server's reported CPU utilization (ORCA, through gRPC's
-// BackendMetricAccessor) into the endpoint's load (ap_load.h). Allocated in
-// the call's arena by the picker.
+// BackendMetricAccessor) into the endpoint's load (ap_load.h), and, when
+// asked to sample rates, one call per endpoint every 100 ms also decodes the
+// raw trailer for the rate the server reports (ap_orca.h: gRPC 1.51 does
+// not parse rps_fractional). Allocated in the call's arena by the picker.
 //
 // Atomic read-modify-writes on the endpoint's shared line per call: two,
 // the start (constructor, in Pick(): the pick count and the call in flight
@@ -35,8 +37,11 @@ namespace aperture_lb {
 class CallTracker
     : public grpc_core::LoadBalancingPolicy::SubchannelCallTrackerInterface {
  public:
+  // `sample_rates`: under orca, sample the reported rate (the skew
+  // balance's input; policy/lb/skew/skew_balance.h).
   CallTracker(EndpointCounters* counters, const ap_health_config& health,
-              ap_pick_metric metric = AP_PICK_OUTSTANDING);
+              ap_pick_metric metric = AP_PICK_OUTSTANDING,
+              bool sample_rates = false);
   ~CallTracker() override;
 
   static void operator delete(void*) {}
@@ -55,6 +60,7 @@ class CallTracker
   // A copy: the tracker may outlive the picker and its config.
   const ap_health_config health_;
   const ap_pick_metric metric_;
+  const bool sample_rates_;
   // No call was in flight on the endpoint before this one (its pick).
   const bool idle_before_;
   bool started_ = false;

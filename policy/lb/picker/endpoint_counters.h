@@ -31,6 +31,7 @@
 
 #include "policy/core/pick/ap_health.h"
 #include "policy/core/pick/ap_load.h"
+#include "policy/core/skew/ap_orca.h"
 #include "src/core/lib/gprpp/ref_counted_ptr.h"
 
 namespace aperture_lb {
@@ -44,6 +45,7 @@ class alignas(64) EndpointCounters {
   // One owner: the RefCountedPtr that MakeRefCounted() returns.
   EndpointCounters() {
     ap_load_init(&load);
+    ap_orca_sample_init(&orca);
     live_.fetch_add(1, std::memory_order_relaxed);
   }
   EndpointCounters(const EndpointCounters&) = delete;
@@ -96,6 +98,9 @@ class alignas(64) EndpointCounters {
   // reported utilization: only through the ap_load functions (atomic
   // inside) and the call functions above.
   ap_load_state load;
+  // The server's last sampled ORCA rate (rps_fractional), one call per
+  // interval decoding it (ap_orca.h): what the skew balance reads.
+  alignas(64) ap_orca_sample orca;
   alignas(64) std::atomic<uint64_t> failures{0};  // calls that ended with an error
 
  private:

@@ -17,7 +17,7 @@ AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                                uint32_t choice_count,
                                std::unique_ptr<AffinityRouter> affinity,
                                const ap_health_config& health,
-                               ap_pick_metric metric)
+                               ap_pick_metric metric, bool sample_rates)
     : slots_(std::move(slots)),
       table_(std::move(table)),
       choice_count_(choice_count),
@@ -25,12 +25,13 @@ AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
       health_(health),
       metric_(static_cast<unsigned>(metric) < AP_PICK_METRIC_COUNT
                   ? metric
-                  : AP_PICK_OUTSTANDING) {}
+                  : AP_PICK_OUTSTANDING),
+      sample_rates_(sample_rates && metric_ == AP_PICK_ORCA) {}
 
 absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
     std::vector<Slot> slots, uint32_t choice_count,
     std::unique_ptr<AffinityRouter> affinity, const ap_health_config& health,
-    ap_pick_metric metric) {
+    ap_pick_metric metric, bool sample_rates) {
   std::vector<double> weights;
   weights.reserve(slots.size());
   for (const Slot& slot : slots) weights.push_back(slot.weight);
@@ -43,7 +44,7 @@ absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
   }
   return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
                                           choice_count, std::move(affinity),
-                                          health, metric);
+                                          health, metric, sample_rates);
 }
 
 size_t AperturePicker::ChooseBalanced() const {
@@ -149,7 +150,8 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
   // The tracker counts the pick and the call in flight in one atomic add;
   // that call in flight keeps the counters alive, no reference needed.
   auto* tracker =
-      new (memory) CallTracker(slot.counters.get(), health_, metric_);
+      new (memory) CallTracker(slot.counters.get(), health_, metric_,
+                               sample_rates_);
   return LoadBalancingPolicy::PickResult::Complete(
       slot.subchannel,
       std::unique_ptr<LoadBalancingPolicy::SubchannelCallTrackerInterface>(

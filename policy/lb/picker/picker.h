@@ -41,11 +41,14 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // be null) routes calls that carry an affinity key. `health` says when a
   // member is ejected or stuck (ap_health.h). `metric` is what P2C
   // compares (ap_load.h; an unknown value counts as outstanding).
+  // `sample_rates`: the call trackers sample the rate ORCA reports
+  // (call_tracker.h).
   AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
                  std::unique_ptr<AffinityRouter> affinity = nullptr,
                  const ap_health_config& health = DefaultHealth(),
-                 ap_pick_metric metric = AP_PICK_OUTSTANDING);
+                 ap_pick_metric metric = AP_PICK_OUTSTANDING,
+                 bool sample_rates = false);
 
   // Builds the pick table from the slots' weights; an error names why the
   // table could not be built.
@@ -53,7 +56,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
       std::vector<Slot> slots, uint32_t choice_count,
       std::unique_ptr<AffinityRouter> affinity,
       const ap_health_config& health = DefaultHealth(),
-      ap_pick_metric metric = AP_PICK_OUTSTANDING);
+      ap_pick_metric metric = AP_PICK_OUTSTANDING, bool sample_rates = false);
 
   ap_pick_metric metric() const { return metric_; }
 
@@ -99,6 +102,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   const std::unique_ptr<AffinityRouter> affinity_;
   const ap_health_config health_;
   const ap_pick_metric metric_;
+  const bool sample_rates_;
 };
 
 }  // namespace aperture_lb

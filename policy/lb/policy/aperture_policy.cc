@@ -28,6 +28,7 @@
 #include "policy/lb/ring/endpoint_weights.h"
 #include "policy/lb/ring/membership.h"
 #include "policy/lb/ring/ring_snapshot.h"
+#include "policy/lb/skew/skew_balance.h"
 #include "policy/lb/state/published_state.h"
 #include "policy/lb/state/state_publisher.h"
 #include "policy/registry/ap_registry.h"
@@ -82,6 +83,13 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   void PublishStateLocked();
   // Peer discovery or the C API changed the coordinate (peer_tracker.h).
   void OnCoordinateInputsChangedLocked(const char* reason);
+  // The skew balance (skew/skew_balance.h): on or off with the config, and
+  // one tick of it.
+  void ConfigureSkewBalanceLocked(const ApertureSettings& previous);
+  void OnSkewTickLocked();
+  // The settings the ring is built with: the config's, with the logical
+  // aperture the skew balance asked for.
+  ApertureSettings RingSettingsLocked() const;
 
   static int SnapshotCallback(void* ctx, ap_ring_state* out) {
     return static_cast<StatePublisher*>(ctx)->Snapshot(out);
@@ -112,6 +120,8 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   Membership membership_;
   grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
   PeriodicTimer reresolution_timer_;  // reresolutionIntervalMs
+  SkewBalance skew_;                  // pickMetric orca, clientSkewBalance
+  PeriodicTimer skew_timer_;          // its ticks
   // Connections requested: from the first update (eagerConnect, the
   // default), else from the first ExitIdleLocked(); never undone.
   bool active_ = false;
@@ -122,7 +132,8 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
 
 AperturePolicy::AperturePolicy(Args args)
     : LoadBalancingPolicy(std::move(args)),
-      reresolution_timer_(work_serializer()) {
+      reresolution_timer_(work_serializer()),
+      skew_timer_(work_serializer()) {
   auto uri = ChannelTargetUri(channel_args());
   target_ = uri.has_value()
                 ? std::string(*uri)
@@ -160,6 +171,7 @@ void AperturePolicy::ShutdownLocked() {
   peers_->ShutdownLocked();
   membership_timer_.reset();
   reresolution_timer_.StopLocked();
+  skew_timer_.StopLocked();
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
@@ -198,6 +210,8 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
   if (shutdown_) return absl::OkStatus();
   publisher_->counters().resolver_updates.fetch_add(1);
   // The registry only hands this policy configs its factory parsed.
+  const ApertureSettings previous =
+      config_ != nullptr ? config_->settings() : ApertureSettings();
   config_.reset(static_cast<ApertureLbConfig*>(args.config.release()));
   args_ = std::move(args.args);
   const ApertureSettings& settings = config_->settings();
@@ -221,6 +235,7 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
       [this, self = Ref(DEBUG_LOCATION, "ReresolutionTimer")]() {
         channel_control_helper()->RequestReresolution();
       });
+  ConfigureSkewBalanceLocked(previous);
 
   if (!args.addresses.ok()) {
     std::string msg = absl::StrCat("aperture: resolver error: ",
@@ -313,10 +328,59 @@ void AperturePolicy::OnMembershipTimerLocked() {
   ScheduleMembershipTimerLocked();
 }
 
+void AperturePolicy::ConfigureSkewBalanceLocked(
+    const ApertureSettings& previous) {
+  const ApertureSettings& settings = config_->settings();
+  const bool on = SkewBalance::Enabled(settings);
+  // What its state was learnt for: off, or another base width, forgets it.
+  if (!on || !SkewBalance::Enabled(previous) || previous.mode != settings.mode ||
+      previous.min_aperture != settings.min_aperture) {
+    skew_.Reset();
+    // The members' factors and rates go with it (the next picker uses the
+    // pick weights as they are).
+    for (auto& kv : endpoints_) ap_skew_member_state_init(kv.second->skew());
+  }
+  skew_timer_.ConfigureLocked(
+      on ? static_cast<uint64_t>(AP_SKEW_TICK_NS / 1000000) : 0,
+      [this, self = Ref(DEBUG_LOCATION, "SkewTimer")]() { OnSkewTickLocked(); });
+}
+
+void AperturePolicy::OnSkewTickLocked() {
+  if (shutdown_ || ring_ == nullptr || config_ == nullptr) return;
+  const ApertureSettings& settings = config_->settings();
+  if (!SkewBalance::Enabled(settings)) return;
+  const uint32_t before = skew_.logical();
+  const ap_skew_decision d =
+      skew_.Tick(*ring_, current(), settings.min_aperture, endpoints_,
+                 ap_load_coarse_now_ns());
+  if (skew_.logical() != before) {
+    APERTURE_TRACE(
+        "[aperture %p] skew balance: logical aperture %u (%s: own %.1f "
+        "calls/s, others %.1f, ratio %.2f)",
+        this, d.logical, ap_skew_reason_name(d.reason), d.own_rate,
+        d.others_rate, d.ratio);
+    ApplyMembershipLocked("skew balance").IgnoreError();
+    return;
+  }
+  if (d.weights_changed) {
+    UpdatePickerLocked();
+  } else {
+    PublishStateLocked();
+  }
+}
+
+ApertureSettings AperturePolicy::RingSettingsLocked() const {
+  ApertureSettings s = config_->settings();
+  if (SkewBalance::Enabled(s) && skew_.logical() > 0) {
+    s.min_aperture = skew_.logical();
+  }
+  return s;
+}
+
 // Builds the ring and the aperture from the effective membership (draining
 // members keep their slot) and the current config.
 absl::Status AperturePolicy::ApplyMembershipLocked(const char* reason) {
-  const ApertureSettings& settings = config_->settings();
+  const ApertureSettings settings = RingSettingsLocked();
   Coordinate coordinate =
       peers_->ResolveLocked(ConfigCoordinate(settings), args_);
   std::vector<EffectiveMember> members = membership_.Members();
@@ -496,7 +560,7 @@ void AperturePolicy::UpdatePickerLocked() {
         std::move(slots), choice_count, affinity_.MakeRouter(census.affinity),
         config_ != nullptr ? config_->settings().health
                            : ApertureSettings::DefaultHealthConfig(),
-        metric);
+        metric, config_ != nullptr && SkewBalance::Enabled(config_->settings()));
     if (!picker.ok()) {
       EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;
@@ -540,6 +604,9 @@ void AperturePolicy::PublishStateLocked() {
   view.endpoints = &endpoints_;
   view.last_status = &last_status_;
   view.sessions = affinity_.sessions();
+  if (config_ != nullptr && SkewBalance::Enabled(config_->settings())) {
+    view.skew = &skew_.last();
+  }
   std::shared_ptr<PublishedState> state = DescribePolicy(view);
   state->peer_target = peers_->target();
   state->peer_fingerprint = peers_->PeerFingerprint();

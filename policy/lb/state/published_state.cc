@@ -42,6 +42,7 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   state->coordinate_source = view.coordinate->source;
   if (view.settings != nullptr) state->health = view.settings->health;
   state->sessions = view.sessions;
+  if (view.skew != nullptr) state->skew = *view.skew;
   state->peer_index = view.coordinate->peer_index;
   state->peer_count =
       view.coordinate->known ? view.coordinate->peer_count : 0;
@@ -93,6 +94,9 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
     if (it != view.endpoints->end()) {
       e.connectivity = ToApConnectivity(it->second->state());
       e.counters = it->second->counters();
+      const Endpoint& endpoint = *it->second;
+      e.weight_factor = ap_skew_member_factor(endpoint.skew());
+      e.own_rate = ap_skew_member_rate(endpoint.skew());
     }
   }
   return state;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/core/skew/ap_skew.h"
 #include "policy/lb/affinity/affinity_router.h"
 #include "policy/lb/config/config.h"
 #include "policy/lb/coordinate/coordinate.h"
@@ -18,6 +19,16 @@
 #include "policy/registry/ap_registry.h"
 
 namespace aperture_lb {
+
+// A skew decision that says the balance does not run.
+inline ap_skew_decision OffSkewDecision() {
+  ap_skew_decision d{};
+  d.reason = AP_SKEW_OFF;
+  d.others_rate = -1;
+  d.ratio = -1;
+  d.multiplier = 1;
+  return d;
+}
 
 struct PublishedEndpoint {
   std::string address;
@@ -30,6 +41,10 @@ struct PublishedEndpoint {
   bool draining = false;  // in its removal grace, never picked
   int connectivity = -1;  // ap_connectivity, -1 without a subchannel
   grpc_core::RefCountedPtr<EndpointCounters> counters;  // null if none
+  // The skew balance's (Endpoint::skew()): its weight factor and this
+  // client's rate to it (-1 not measured).
+  double weight_factor = 1;
+  double own_rate = -1;
 };
 
 struct PublishedState {
@@ -64,6 +79,9 @@ struct PublishedState {
   std::string peer_target;
   std::string peer_fingerprint;
   uint64_t coordinate_changes = 0;
+  // The skew balance's last decision (skew/skew_balance.h; reason "off"
+  // when it does not run).
+  ap_skew_decision skew = OffSkewDecision();
   // The health settings, to tell a stuck member from a busy one.
   ap_health_config health = ApertureSettings::DefaultHealthConfig();
 };
@@ -78,6 +96,7 @@ struct PolicyView {
   const EndpointMap* endpoints = nullptr;
   const std::string* last_status = nullptr;
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
+  const ap_skew_decision* skew = nullptr;  // null when it does not run
 };
 
 // The state the status service shows for `view`: shares view.ring and

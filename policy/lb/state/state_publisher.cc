@@ -6,6 +6,7 @@
 #include <atomic>
 #include <utility>
 
+#include "policy/core/skew/ap_orca.h"
 #include "policy/lb/test_hooks.h"
 
 namespace aperture_lb {
@@ -75,6 +76,12 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
 #undef AP_RING_COUNTER
   snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
            s.ring != nullptr ? s.ring->stable_peer_keys() : "");
+  snprintf(out->skew_reason, sizeof(out->skew_reason), "%s",
+           ap_skew_reason_name(s.skew.reason));
+  out->skew_own_rate = s.skew.own_rate;
+  out->skew_others_rate = s.skew.others_rate;
+  out->skew_ratio = s.skew.ratio;
+  out->skew_multiplier = s.skew.multiplier;
   out->affinity_sessions = s.sessions != nullptr ? s.sessions->Held() : 0;
   if (!s.config_warnings.empty()) {
     out->config_warnings = static_cast<char**>(
@@ -125,6 +132,9 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
     o->connectivity = e.connectivity;
     o->utilization = -1;
     o->latency_ewma_ms = -1;
+    o->weight_factor = e.weight_factor;
+    o->own_rate = e.own_rate;
+    o->reported_rps = -1;
     if (e.counters != nullptr) {
       // The call counts of ap_endpoint_counters.def, each by its reader.
 #define AP_ENDPOINT_COUNTER(name, kind, metric, help, column, width) \
@@ -138,6 +148,10 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
           ap_load_utilization(&e.counters->load, ap_load_coarse_now_ns(),
                               &v)) {
         o->utilization = v;
+      }
+      if (s.pick_metric == AP_PICK_ORCA &&
+          ap_orca_sample_rps(&e.counters->orca, ap_load_coarse_now_ns(), &v)) {
+        o->reported_rps = v;
       }
       if (s.pick_metric == AP_PICK_PEAK_EWMA &&
           ap_load_latency_ns(&e.counters->load, &v)) {
