@@ -1,6 +1,7 @@
 // The tail scenario's parts: the interop server's seeded latency tail
 // (interop/testing/latency_tail.h), alone and as a real process whose
-// delayed calls are exactly the seed's draws.
+// delayed calls are exactly the seed's draws, and the scenario's figures
+// from made-up call logs (interop/fleet/fleet_tail_calls.h).
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -13,6 +14,7 @@
 #include "grpc/testing/messages.pb-c.h"
 #include "interop/common/proc.h"
 #include "interop/common/unary_call.h"
+#include "interop/fleet/fleet_tail_calls.h"
 #include "interop/testing/latency_tail.h"
 #include "tests/interop/fleet_helper.h"
 
@@ -118,6 +120,59 @@ TEST_F(TailServerTest, RefusesBadTailFlags) {
     int status = c.Wait(10000);
     EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2) << flags[1];
   }
+}
+
+// 3 servers, calls every 1 ms for 3.5 s: round robin, except that in the
+// second window (1 s .. 2 s) server 2 takes every third call of server 0
+// too; failed calls every 10th, one of them with no server.
+TEST(TailCallsTest, FindsTheBusiestWholeWindowAndCountsEveryCall) {
+  std::vector<gray_call> calls;
+  int turn = 0;
+  for (int64_t t = 0; t < 3500000; t += 1000) {
+    int server = turn++ % 3;
+    if (t >= 1000000 && t < 2000000 && server == 0 && turn % 2 == 0) server = 2;
+    gray_call c = {t, 500, 0, server, 0};
+    if (turn % 10 == 0) {
+      c.code = 4;
+      c.latency_us = 100000;
+    }
+    calls.push_back(c);
+  }
+  calls[50].server = GRAY_UNATTRIBUTED;
+  tail_figures f;
+  ASSERT_EQ(0, io_fleet_tail_figures(calls.data(), calls.size(), 3, 1000, 100, &f));
+  EXPECT_EQ(3500, f.calls);
+  EXPECT_EQ(350, f.failed);
+  EXPECT_EQ(3150, f.ok);
+  EXPECT_DOUBLE_EQ(0.1, f.failed_share);
+  EXPECT_DOUBLE_EQ(0.5, f.p50_ms);
+  EXPECT_DOUBLE_EQ(100, f.p99_ms);
+  // windows 0, 1, 2 are whole; 3 (3.0 .. 3.5 s) is cut short and left out
+  EXPECT_EQ(3, f.windows);
+  EXPECT_EQ(1, f.busiest_window);
+  EXPECT_EQ(2, f.busiest_server);
+  // window 1: server 2 has its 333 or 334 plus half of server 0's
+  long c[3] = {0, 0, 0};
+  for (const gray_call &x : calls)
+    if (x.start_us >= 1000000 && x.start_us < 2000000) c[x.server]++;
+  EXPECT_DOUBLE_EQ((double)c[2] * 3 / 1000, f.busiest_max_mean);
+  EXPECT_GT(f.busiest_max_mean, 1.4);
+}
+
+TEST(TailCallsTest, RefusesBadArgumentsAndSaysNothingOfThinWindows) {
+  gray_call one = {0, 100, 0, 0, 0};
+  tail_figures f;
+  EXPECT_EQ(-1, io_fleet_tail_figures(nullptr, 1, 3, 1000, 1, &f));
+  EXPECT_EQ(-1, io_fleet_tail_figures(&one, 0, 3, 1000, 1, &f));
+  EXPECT_EQ(-1, io_fleet_tail_figures(&one, 1, 0, 1000, 1, &f));
+  EXPECT_EQ(-1, io_fleet_tail_figures(&one, 1, GRAY_MAX_SERVERS + 1, 1000, 1, &f));
+  EXPECT_EQ(-1, io_fleet_tail_figures(&one, 1, 3, 0, 1, &f));
+  // 3 calls over 2.5 s: no window has 100 calls
+  gray_call few[3] = {{0, 100, 0, 0, 0}, {1200000, 100, 0, 1, 0}, {2500000, 100, 0, 2, 0}};
+  ASSERT_EQ(0, io_fleet_tail_figures(few, 3, 3, 1000, 100, &f));
+  EXPECT_EQ(0, f.windows);
+  EXPECT_EQ(-1, f.busiest_max_mean);
+  EXPECT_EQ(-1, f.busiest_server);
 }
 
 }  // namespace
