@@ -1,6 +1,8 @@
-/* ap_health: failure-run ejection with probation, and stuck detection. */
+/* ap_health: stuck detection, probation after a silence, ejection on a
+ * failure run or a silence that stands out, within the group's bound. */
 #define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
 #include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_health_group_internal.h"
 #include "policy/core/pick/ap_health_testing.h"
 
 #include <stdarg.h>
@@ -14,13 +16,28 @@ enum { REASON_NONE = 0, REASON_FAILURES = 1, REASON_STUCK = 2, REASON_PROBE = 3 
 
 struct ap_health {
   _Atomic int64_t progress_ms;      /* last call end, or idle -> busy */
-  _Atomic int64_t ejected_until_ms; /* 0: not ejected */
+  /* 0: in. Otherwise (until_ms << 1) | slot: ejected until until_ms (>= 1),
+   * on probation from then on; slot 1 when it holds one of the group's
+   * slots (an ejection and its probation), 0 on probation without one
+   * (after a silence, or at the bound). One word, so the slot is given
+   * back exactly once by whoever ends the ejection. */
+  _Atomic int64_t ejection;
   _Atomic uint32_t failure_run;
   _Atomic uint32_t ejection_len_ms; /* the current or last ejection */
   _Atomic uint32_t reason;          /* REASON_* of the last ejection */
   _Atomic uint32_t latency_x16;     /* EWMA of latency, ms * 16; 0: none */
   _Atomic uint64_t ejections;
+  _Atomic int64_t silent_period;    /* the last period the group counted it
+                                       silent in; -1: never */
+  ap_health_group *group;           /* NULL: alone */
 };
+
+static int64_t pack(int64_t until_ms, int slot) {
+  if (until_ms < 1) until_ms = 1; /* 0 means "in" */
+  return (until_ms << 1) | (slot ? 1 : 0);
+}
+static int64_t until_of(int64_t ejection) { return ejection >> 1; }
+static int holds_slot(int64_t ejection) { return (int)(ejection & 1); }
 
 void ap_health_config_init(ap_health_config *config) {
   if (config == NULL) return;
@@ -30,6 +47,7 @@ void ap_health_config_init(ap_health_config *config) {
   config->stuck_call_ms = 1000;
   config->stuck_call_min_ms = 25;
   config->stuck_latency_factor = 8;
+  config->max_ejection_percent = 50;
 }
 
 void ap_health_config_fit_defaults(ap_health_config *config, unsigned given) {
@@ -86,6 +104,9 @@ int ap_health_config_validate(const ap_health_config *config, ap_error *err) {
   if (c->stuck_latency_factor > AP_HEALTH_MAX_LATENCY_FACTOR)
     add_violation(list, cap, "stuckLatencyFactor: must be at most %u, got %u",
                   AP_HEALTH_MAX_LATENCY_FACTOR, c->stuck_latency_factor);
+  if (c->max_ejection_percent > AP_HEALTH_MAX_EJECTION_PERCENT)
+    add_violation(list, cap, "maxEjectionPercent: must be at most %u, got %u",
+                  AP_HEALTH_MAX_EJECTION_PERCENT, c->max_ejection_percent);
   if (list[0] != '\0') return ap_error_set(err, AP_EINVAL, "%s", list);
   return AP_OK;
 }
@@ -100,20 +121,31 @@ const char *ap_health_state_name(ap_health_state state) {
   return "unknown";
 }
 
-ap_health *ap_health_create(void) {
+ap_health *ap_health_create_in(ap_health_group *group) {
   ap_health *h = malloc(sizeof *h);
   if (h == NULL) return NULL;
   atomic_init(&h->progress_ms, ap_health_now_ms()); /* no false "stuck" before a start */
-  atomic_init(&h->ejected_until_ms, 0);
+  atomic_init(&h->ejection, 0);
   atomic_init(&h->failure_run, 0);
   atomic_init(&h->ejection_len_ms, 0);
   atomic_init(&h->reason, REASON_NONE);
   atomic_init(&h->latency_x16, 0);
   atomic_init(&h->ejections, 0);
+  atomic_init(&h->silent_period, -1);
+  h->group = group;
+  ap_health_group_ref(group);
   return h;
 }
 
-void ap_health_destroy(ap_health *health) { free(health); }
+ap_health *ap_health_create(void) { return ap_health_create_in(NULL); }
+
+void ap_health_destroy(ap_health *health) {
+  if (health == NULL) return;
+  if (holds_slot(atomic_load_explicit(&health->ejection, memory_order_relaxed)))
+    ap_health_group_give_slot(health->group);
+  ap_health_group_unref(health->group);
+  free(health);
+}
 
 /* Stores now_ms as the last progress unless it is already there: many
  * calls end within one tick of the coarse clock, and a store of the same
@@ -139,10 +171,20 @@ uint32_t ap_health_stuck_threshold_ms(const ap_health *health, const ap_health_c
   return (uint32_t)t;
 }
 
-/* Ejects from now unless a concurrent finish already did (one ejection per
- * run, counted once): the first for ejection_ms, each one after a failed
- * probe twice the last, up to max_ejection_ms. */
-static void eject(ap_health *h, int64_t seen_until, uint32_t reason, const ap_health_config *c,
+/* On probation from now, without a slot (after a silence, or at the
+ * bound), unless a concurrent end changed the state first. */
+static void probation(ap_health *h, int64_t seen, int64_t now_ms) {
+  if (seen != 0 && !holds_slot(seen) && until_of(seen) <= now_ms) return; /* already */
+  atomic_compare_exchange_strong_explicit(&h->ejection, &seen, pack(now_ms, 0),
+                                          memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Ejects from now unless a concurrent end changed the state first (one
+ * ejection per run, counted once): the first for ejection_ms, each one
+ * after a failed probe twice the last, up to max_ejection_ms. It takes a
+ * slot of the group unless it holds one (a failed probe); with none free
+ * it is on probation instead. */
+static void eject(ap_health *h, int64_t seen, uint32_t reason, const ap_health_config *c,
                   int64_t now_ms) {
   uint64_t len = c->ejection_ms;
   if (reason == REASON_PROBE) {
@@ -151,48 +193,79 @@ static void eject(ap_health *h, int64_t seen_until, uint32_t reason, const ap_he
   }
   if (len > c->max_ejection_ms) len = c->max_ejection_ms >= c->ejection_ms ? c->max_ejection_ms
                                                                         : c->ejection_ms;
-  int64_t until = now_ms + (int64_t)len;
-  if (until == 0) until = 1; /* 0 means "not ejected" */
-  if (atomic_compare_exchange_strong_explicit(&h->ejected_until_ms, &seen_until, until,
+  const int had_slot = holds_slot(seen);
+  if (!had_slot && !ap_health_group_take_slot(h->group, c->max_ejection_percent)) {
+    probation(h, seen, now_ms); /* the bound: stays in, one call at a time */
+    return;
+  }
+  if (atomic_compare_exchange_strong_explicit(&h->ejection, &seen,
+                                              pack(now_ms + (int64_t)len, 1),
                                               memory_order_relaxed, memory_order_relaxed)) {
     atomic_store_explicit(&h->ejection_len_ms, (uint32_t)len, memory_order_relaxed);
     atomic_store_explicit(&h->reason, reason, memory_order_relaxed);
     atomic_fetch_add_explicit(&h->ejections, 1, memory_order_relaxed);
+  } else if (!had_slot) {
+    ap_health_group_give_slot(h->group);
   }
+}
+
+/* Back in: ends an ejection or a probation, giving back its slot. */
+static void reinstate(ap_health *h) {
+  const int64_t old = atomic_exchange_explicit(&h->ejection, 0, memory_order_relaxed);
+  if (holds_slot(old)) ap_health_group_give_slot(h->group);
+  atomic_store_explicit(&h->ejection_len_ms, 0, memory_order_relaxed);
+}
+
+/* A failure after a silence: the group counts the member silent in this
+ * period, once. */
+static void note_silence(ap_health *h, int64_t now_ms) {
+  const int64_t period = ap_health_group_period(now_ms);
+  int64_t seen = atomic_load_explicit(&h->silent_period, memory_order_relaxed);
+  if (seen != period &&
+      atomic_compare_exchange_strong_explicit(&h->silent_period, &seen, period,
+                                              memory_order_relaxed, memory_order_relaxed))
+    ap_health_group_count_silent(h->group, period);
 }
 
 void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *config,
                          int64_t now_ms) {
   if (health == NULL || config == NULL) return;
-  /* The last progress before this end: a failure that ends a stuck spell
-   * ejects at once. Read, then stored only when it changes (note_progress):
-   * a success on a healthy endpoint writes nothing shared. */
+  /* The last progress before this end (did the call end a silence?). Read,
+   * then stored only when it changes (note_progress): a success on a
+   * healthy endpoint writes nothing shared. Any end is progress. */
   const int64_t progress = atomic_load_explicit(&health->progress_ms, memory_order_relaxed);
   note_progress(health, now_ms);
-  const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
+  const int64_t state = atomic_load_explicit(&health->ejection, memory_order_relaxed);
   if (!failed) {
     if (atomic_load_explicit(&health->failure_run, memory_order_relaxed) != 0)
       atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
-    if (until != 0) {
-      atomic_store_explicit(&health->ejected_until_ms, 0, memory_order_relaxed);
-      atomic_store_explicit(&health->ejection_len_ms, 0, memory_order_relaxed);
-    }
+    if (state != 0) reinstate(health);
     return;
   }
   const uint32_t run =
       atomic_fetch_add_explicit(&health->failure_run, 1, memory_order_relaxed) + 1;
   if (config->eject_after_failures == 0) return;
-  if (until != 0) {
-    /* A failure on probation ejects again, for longer; one during the
-     * ejection (a call sent before it) changes nothing. */
-    if (now_ms >= until) eject(health, until, REASON_PROBE, config, now_ms);
+  const uint32_t stuck = ap_health_stuck_threshold_ms(health, config);
+  const int silence = stuck > 0 && now_ms - progress > (int64_t)stuck;
+  if (silence) note_silence(health, now_ms);
+  if (state != 0) {
+    /* One during an ejection (a call sent before it) changes nothing. */
+    if (now_ms < until_of(state)) return;
+    if (holds_slot(state)) {
+      eject(health, state, REASON_PROBE, config, now_ms); /* a failed probe: longer */
+    } else if (run >= config->eject_after_failures) {
+      eject(health, state, REASON_FAILURES, config, now_ms); /* the bound: again */
+    } else if (ap_health_group_silence_stands_out(health->group, now_ms)) {
+      /* On probation after a silence, a second failure in a row, and the
+       * peers are not failing so: it has stopped, not slowed. */
+      eject(health, state, REASON_STUCK, config, now_ms);
+    }
     return;
   }
-  const uint32_t stuck = ap_health_stuck_threshold_ms(health, config);
-  if (stuck > 0 && now_ms - progress > (int64_t)stuck) {
-    eject(health, 0, REASON_STUCK, config, now_ms); /* it ended a stuck spell */
-  } else if (run >= config->eject_after_failures) {
+  if (run >= config->eject_after_failures) {
     eject(health, 0, REASON_FAILURES, config, now_ms);
+  } else if (silence) {
+    probation(health, 0, now_ms); /* one silence is no evidence yet */
   }
 }
 
@@ -218,8 +291,7 @@ void ap_health_reset(ap_health *health, int64_t now_ms) {
   if (health == NULL) return;
   atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
   atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
-  atomic_store_explicit(&health->ejected_until_ms, 0, memory_order_relaxed);
-  atomic_store_explicit(&health->ejection_len_ms, 0, memory_order_relaxed);
+  reinstate(health);
   atomic_store_explicit(&health->reason, REASON_NONE, memory_order_relaxed);
 }
 
@@ -232,6 +304,10 @@ const char *ap_health_ejection_reason(const ap_health *health) {
   return "none";
 }
 
+int ap_health_holds_slot(const ap_health *health) {
+  return health ? holds_slot(atomic_load_explicit(&health->ejection, memory_order_relaxed)) : 0;
+}
+
 uint32_t ap_health_ejection_length_ms(const ap_health *health) {
   return health ? atomic_load_explicit(&health->ejection_len_ms, memory_order_relaxed) : 0;
 }
@@ -239,8 +315,8 @@ uint32_t ap_health_ejection_length_ms(const ap_health *health) {
 ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
                                 const ap_health_config *config, int64_t now_ms) {
   if (health == NULL || config == NULL) return AP_HEALTH_OK;
-  const int64_t until = atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed);
-  if (until != 0) return now_ms < until ? AP_HEALTH_EJECTED : AP_HEALTH_PROBATION;
+  const int64_t state = atomic_load_explicit(&health->ejection, memory_order_relaxed);
+  if (state != 0) return now_ms < until_of(state) ? AP_HEALTH_EJECTED : AP_HEALTH_PROBATION;
   if (config->stuck_call_ms > 0 && outstanding > 0) {
     const int64_t progress = atomic_load_explicit(&health->progress_ms, memory_order_relaxed);
     if (now_ms - progress > (int64_t)ap_health_stuck_threshold_ms(health, config))
@@ -253,7 +329,7 @@ ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstandin
                                      const ap_health_config *config, int64_t *now_ms) {
   if (health == NULL || config == NULL) return AP_HEALTH_OK;
   const int needs_clock =
-      atomic_load_explicit(&health->ejected_until_ms, memory_order_relaxed) != 0 ||
+      atomic_load_explicit(&health->ejection, memory_order_relaxed) != 0 ||
       (config->stuck_call_ms > 0 && outstanding > 0);
   if (!needs_clock) return AP_HEALTH_OK;
   int64_t now = now_ms != NULL ? *now_ms : -1;

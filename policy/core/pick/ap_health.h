@@ -3,30 +3,46 @@
  *
  * A gray failure keeps the endpoint's connection up: a frozen process, a
  * silent link, a server that never answers. Its subchannel stays READY and
- * every call sent there waits for its deadline. Two signals take such an
- * endpoint out of the pick, each cheap enough for the hot path:
- *   - ejection: `eject_after_failures` calls in a row that failed as the
- *     transport or the server fails (the caller decides which statuses
- *     count) eject it, and so does a single failure that ends a stuck
- *     spell (below: the call waited out a silence, as every call to a
- *     frozen or unreachable server does). The first ejection lasts
- *     `ejection_ms`; after it the endpoint is on probation: it takes one
- *     call at a time; a success reinstates it, a failure ejects it again
- *     for twice as long as the last time, up to `max_ejection_ms` (each
- *     probe that meets the fault costs a call). Any success reinstates it
- *     at once and resets the doubling (a server that thawed answers the
- *     calls it was holding), and so does ap_health_reset() (the caller's
- *     new connection to it). Finagle's failure accrual, with a capped
- *     backoff of probes.
- *   - stuck calls: calls in flight and none of the endpoint's calls ended
- *     (nor did it go idle) for the stuck threshold: nothing is moving
- *     there, deadline or not. The threshold follows the endpoint's own
- *     latency: `stuck_latency_factor` times the EWMA of its successful
- *     calls' latencies (ap_health_record_latency()), at least
- *     `stuck_call_min_ms` and at most `stuck_call_ms`; `stuck_call_ms`
- *     alone before the first sample or when the factor is 0. A member
- *     that answers in 3 ms is found stuck 25 ms into a freeze instead of
- *     a second: that is the window in which new calls still land on it.
+ * every call sent there waits for its deadline. Healthy servers look like
+ * that now and then too: a share of their calls is slow (the latency
+ * tail), and a client whose deadline is inside the tail sees those calls
+ * fail. The rules below tell the two apart by evidence, each from a signal
+ * cheap enough for the hot path:
+ *   - stuck (a soft signal): calls in flight and none of the endpoint's
+ *     calls ended (nor did it go idle) for the stuck threshold: nothing is
+ *     moving there, deadline or not. New calls avoid it until a call ends
+ *     there, in any status: a tail call that ends is progress. The
+ *     threshold follows the endpoint's own latency: `stuck_latency_factor`
+ *     times the EWMA of its successful calls' latencies
+ *     (ap_health_record_latency()), at least `stuck_call_min_ms` and at
+ *     most `stuck_call_ms`; `stuck_call_ms` alone before the first sample
+ *     or when the factor is 0. A member that answers in 3 ms is found
+ *     stuck 25 ms into a freeze instead of a second: that is the window in
+ *     which new calls still land on it. Being stuck ejects nothing.
+ *   - a silence: a call that fails (the caller decides which statuses
+ *     count) after a silence longer than the stuck threshold, as every
+ *     call held by a frozen or unreachable server does at its deadline,
+ *     and as a tail call does when the deadline is inside the tail. One is
+ *     no evidence: the endpoint goes on probation (one call at a time,
+ *     not ejected) until its next success. A second failure in a row
+ *     ejects it when its silence stands out among its peers: at most half
+ *     of the aperture's members had such a failure lately
+ *     (ap_health_group.h). When more did, the silences are the service's
+ *     tail, and only the failure run below ejects.
+ *   - the failure run: `eject_after_failures` calls in a row that failed
+ *     eject the endpoint, silences or not (Finagle's failure accrual).
+ * The first ejection lasts `ejection_ms`; after it the endpoint is on
+ * probation: it takes one call at a time; a success reinstates it, a
+ * failure ejects it again for twice as long as the last time, up to
+ * `max_ejection_ms` (each probe that meets the fault costs a call). Any
+ * success reinstates it at once and resets the doubling (a server that
+ * thawed answers the calls it was holding), and so does ap_health_reset()
+ * (the caller's new connection to it).
+ * The bound: an ejection takes a slot of the endpoint's group, at most
+ * `max_ejection_percent` of the aperture's members (at least one), held
+ * until the endpoint is reinstated; with none free the endpoint is not
+ * ejected but put on probation, and tries again at its next failure
+ * (ap_health_group.h).
  * An endpoint that is not usable is only avoided, never refused: when no
  * member of an aperture is usable the pick still sends calls, so ejection
  * cannot lose calls or starve a fleet whose every server is slow.
@@ -39,7 +55,8 @@
  * failure run and the ejection and stores nothing but the progress time,
  * and that only when the clock's millisecond moved since the last one, so
  * calls ending on several cores do not keep taking the line from each
- * other. A failure is one atomic add (the run).
+ * other; it never touches the group. A failure is one atomic add (the
+ * run), and a failure after a silence a few more on the group.
  */
 #ifndef AP_HEALTH_H
 #define AP_HEALTH_H
@@ -47,6 +64,7 @@
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
+#include "policy/core/pick/ap_health_group.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +75,7 @@ extern "C" {
 #define AP_HEALTH_MAX_FAILURES 1000000u
 
 #define AP_HEALTH_MAX_LATENCY_FACTOR 1000u
+#define AP_HEALTH_MAX_EJECTION_PERCENT 100u
 
 typedef struct ap_health_config {
   uint32_t eject_after_failures; /* failures in a row that eject; 0: never
@@ -69,10 +88,16 @@ typedef struct ap_health_config {
   uint32_t stuck_call_min_ms;    /* floor of the latency-relative threshold */
   uint32_t stuck_latency_factor; /* threshold = factor x latency EWMA;
                                     0: stuck_call_ms only */
+  uint32_t max_ejection_percent; /* at most this share of the aperture's
+                                    members out at once (at least one);
+                                    0: never eject */
 } ap_health_config;
 
 /* Defaults: 5 failures in a row, 3000 ms first ejection doubling up to
- * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms. The
+ * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms, at most
+ * 50% of the aperture's members out (2 of 4, 6 of 12, 50 of 100: a
+ * partition that cuts a client off from two of four members ejects both,
+ * and at least half of an aperture keeps its calls). The
  * first ejection outlasts the policy's default keepalive (policy/lb/config/
  * config.h: a ping after keepaliveMs 200 without a byte, at most 1 s after
  * the transport's previous ping, unanswered for keepaliveTimeoutMs 1000:
@@ -95,7 +120,8 @@ void ap_health_config_fit_defaults(ap_health_config *config, unsigned given);
 /* Every rule over the fields, the cross-field ones included: each field
  * within its range (ejectionMs and maxEjectionMs at least 1; at most
  * AP_HEALTH_MAX_FAILURES failures, AP_HEALTH_MAX_MS, and
- * AP_HEALTH_MAX_LATENCY_FACTOR), maxEjectionMs at least ejectionMs,
+ * AP_HEALTH_MAX_LATENCY_FACTOR, AP_HEALTH_MAX_EJECTION_PERCENT),
+ * maxEjectionMs at least ejectionMs,
  * stuckCallMinMs at most a nonzero stuckCallMs. AP_OK, or AP_EINVAL with
  * every violation in the message, in field order, as "<field>: <what is
  * wrong>" entries separated by "; ", the fields spelt as the service
@@ -106,8 +132,9 @@ int ap_health_config_validate(const ap_health_config *config, ap_error *err);
 
 typedef enum ap_health_state {
   AP_HEALTH_OK = 0,        /* usable */
-  AP_HEALTH_EJECTED = 1,   /* failed in a row; not usable until probation */
-  AP_HEALTH_PROBATION = 2, /* ejection over: usable for one call at a time */
+  AP_HEALTH_EJECTED = 1,   /* out (a slot held); not usable until probation */
+  AP_HEALTH_PROBATION = 2, /* usable for one call at a time: after an
+                              ejection, after a silence, or at the bound */
   AP_HEALTH_STUCK = 3      /* calls in flight and nothing ends */
 } ap_health_state;
 
@@ -116,8 +143,13 @@ const char *ap_health_state_name(ap_health_state state);
 
 typedef struct ap_health ap_health;
 
-/* A new endpoint's health: usable, no failures. NULL when out of memory.
- * Free with ap_health_destroy(). */
+/* A new endpoint's health: usable, no failures, in `group` (the other
+ * members of its aperture: the bound and the peers' silences; it takes a
+ * reference, and NULL means an endpoint alone: no bound, and its
+ * silences always stand out). NULL when out of memory. Free with
+ * ap_health_destroy(), which gives back a slot it holds. */
+ap_health *ap_health_create_in(ap_health_group *group);
+/* The same without a group. */
 ap_health *ap_health_create(void);
 void ap_health_destroy(ap_health *health);
 
@@ -128,9 +160,9 @@ void ap_health_on_start(ap_health *health, int64_t outstanding_before,
                         int64_t now_ms);
 
 /* A call on the endpoint ended; `failed` nonzero when its status counts as
- * a failure (see top). Updates the failure run, ejects (a failure run, or
- * a failure that ends a silence longer than the stuck threshold) or
- * reinstates. NULL health or config is ignored. */
+ * a failure (see top). Any end is progress. A success reinstates; a
+ * failure adds to the run and, by the rules at the top, puts the endpoint
+ * on probation or ejects it. NULL health or config is ignored. */
 void ap_health_on_finish(ap_health *health, int failed,
                          const ap_health_config *config, int64_t now_ms);
 
@@ -145,14 +177,15 @@ uint32_t ap_health_stuck_threshold_ms(const ap_health *health,
                                       const ap_health_config *config);
 
 /* A fresh start: the caller made a new connection to the endpoint (its
- * subchannel became READY again). Ends any ejection, the failure run and
- * the doubling; keeps the counters and the latency EWMA. NULL is
- * ignored. */
+ * subchannel became READY again). Ends any ejection or probation (giving
+ * back its slot), the failure run and the doubling; keeps the counters
+ * and the latency EWMA. NULL is ignored. */
 void ap_health_reset(ap_health *health, int64_t now_ms);
 
 /* Why the endpoint was last ejected: "failures" (a failure run), "stuck"
- * (a failure after a silence), "probe" (a probe failed), "none"
- * (never, or reset since). NULL: "none". */
+ * (two failures in a row after a silence that stood out among its
+ * peers), "probe" (a probe after an ejection failed), "none" (never, or
+ * reset since). NULL: "none". */
 const char *ap_health_ejection_reason(const ap_health *health);
 
 /* The endpoint's state for a new call, given its calls in flight now.
@@ -169,7 +202,8 @@ ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
 ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstanding,
                                      const ap_health_config *config, int64_t *now_ms);
 
-/* 1 when a new call may go there: OK, or PROBATION with nothing in flight. */
+/* 1 when a new call may go there: OK, or PROBATION with nothing in flight
+ * (after an ejection, after a silence, or at the bound). */
 int ap_health_usable(ap_health_state state, int64_t outstanding);
 
 /* Ejections so far (0 for NULL). */

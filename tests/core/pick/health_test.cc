@@ -1,10 +1,14 @@
 // ap_health: ejection after a failure run, probation, reinstatement, stuck
-// detection, config validation, on explicit times.
+// detection, silences and their peers, the bound on members out, config
+// validation, on explicit times.
 #include "policy/core/pick/ap_health.h"
+#include "policy/core/pick/ap_health_group.h"
+#include "policy/core/pick/ap_health_group_internal.h"
 #include "policy/core/pick/ap_health_testing.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -38,6 +42,7 @@ TEST(Health, DefaultsAndNames) {
   EXPECT_EQ(c.max_ejection_ms, 6000u);
   EXPECT_EQ(c.stuck_call_min_ms, 25u);
   EXPECT_EQ(c.stuck_latency_factor, 8u);
+  EXPECT_EQ(c.max_ejection_percent, 50u);
   EXPECT_EQ(ap_health_config_validate(&c, nullptr), AP_OK);
   EXPECT_STREQ(ap_health_state_name(AP_HEALTH_OK), "ok");
   EXPECT_STREQ(ap_health_state_name(AP_HEALTH_EJECTED), "ejected");
@@ -70,6 +75,12 @@ TEST(Health, BadConfigNamesTheField) {
   c.stuck_latency_factor = AP_HEALTH_MAX_LATENCY_FACTOR + 1;
   EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
   EXPECT_NE(std::string(err.message).find("stuckLatencyFactor"), std::string::npos);
+  c = Config(5, 1000, 1000);
+  c.max_ejection_percent = AP_HEALTH_MAX_EJECTION_PERCENT + 1;
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_EINVAL);
+  EXPECT_STREQ(err.message, "maxEjectionPercent: must be at most 100, got 101");
+  c.max_ejection_percent = 0;  // never eject
+  EXPECT_EQ(ap_health_config_validate(&c, &err), AP_OK);
   c = Config(0, 1, 0);
   EXPECT_EQ(ap_health_config_validate(&c, &err), AP_OK);
 }
@@ -307,10 +318,12 @@ TEST(Health, StuckThresholdFollowsTheLatency) {
   EXPECT_EQ(ap_health_check(fast.get(), 2, &c, 99999), AP_HEALTH_OK);
 }
 
-// One failure that ends a silence longer than the stuck threshold ejects
-// (the calls of a frozen member all end so, at their deadlines); a failure
-// among answers does not.
-TEST(Health, AFailureAfterAStuckSpellEjectsAtOnce) {
+// One failure that ends a silence longer than the stuck threshold is no
+// evidence by itself (a call in the latency tail, with a deadline inside
+// the tail, ends so too): probation, one call at a time, until the next
+// success. (It used to eject at once: AFailureAfterAStuckSpellEjectsAtOnce,
+// which this replaces.)
+TEST(Health, AFailureAfterASilenceIsProbationNotEjection) {
   Health h(ap_health_create());
   ap_health_config c = Config(5, 1000, 100);
   ap_health_on_start(h.get(), 0, 0);
@@ -318,15 +331,215 @@ TEST(Health, AFailureAfterAStuckSpellEjectsAtOnce) {
   ap_health_on_finish(h.get(), 1, &c, 60);   // 50 ms after the last end
   EXPECT_EQ(ap_health_check(h.get(), 0, &c, 60), AP_HEALTH_OK);
   ap_health_on_finish(h.get(), 1, &c, 361);  // 301 ms of silence
-  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 361), AP_HEALTH_EJECTED);
-  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "stuck");
-  EXPECT_EQ(ap_health_ejections(h.get()), 1u);
-  // With ejection off (ejectAfterFailures 0) nothing ejects.
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 361), AP_HEALTH_PROBATION);
+  EXPECT_TRUE(ap_health_usable(AP_HEALTH_PROBATION, 0));
+  EXPECT_FALSE(ap_health_usable(AP_HEALTH_PROBATION, 1));
+  EXPECT_EQ(ap_health_ejections(h.get()), 0u);
+  EXPECT_FALSE(ap_health_holds_slot(h.get()));
+  ap_health_on_finish(h.get(), 0, &c, 362);  // the next call answers
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 362), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_failure_run(h.get()), 0u);
+  // With ejection off (ejectAfterFailures 0) nothing changes either.
   Health off(ap_health_create());
   const ap_health_config never = Config(0, 1000, 100);
   ap_health_on_start(off.get(), 0, 0);
   ap_health_on_finish(off.get(), 1, &never, 500);
   EXPECT_EQ(ap_health_check(off.get(), 0, &never, 500), AP_HEALTH_OK);
+}
+
+struct GroupDeleter {
+  void operator()(ap_health_group *g) const { ap_health_group_unref(g); }
+};
+using Group = std::unique_ptr<ap_health_group, GroupDeleter>;
+
+// A silence that ends in a failure: the call started at `start`, nothing
+// ended there since, and it failed at `end` (> the threshold later).
+void FailAfterSilence(ap_health *h, const ap_health_config &c, int64_t start, int64_t end) {
+  ap_health_on_start(h, 0, start);
+  ap_health_on_finish(h, 1, &c, end);
+}
+
+// A second failure in a row after a silence ejects a member whose silence
+// stands out: at most half of its aperture's members had one lately.
+TEST(Health, ASecondFailureAfterASilenceEjectsWhenItStandsOut) {
+  Group g(ap_health_group_create());
+  ap_health_group_set_members(g.get(), 4);
+  Health h(ap_health_create_in(g.get()));
+  const ap_health_config c = Config(5, 1000, 100);
+  FailAfterSilence(h.get(), c, 1000, 1300);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1300), AP_HEALTH_PROBATION);
+  EXPECT_EQ(ap_health_ejections(h.get()), 0u);
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 0u);
+  // its one probe waits out its deadline too: out
+  FailAfterSilence(h.get(), c, 1301, 1601);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1601), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "stuck");
+  EXPECT_EQ(ap_health_ejections(h.get()), 1u);
+  EXPECT_TRUE(ap_health_holds_slot(h.get()));
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 1u);
+  // two calls it held fail together (the second ends the same silence):
+  // the same evidence, at once
+  Health both(ap_health_create_in(g.get()));
+  ap_health_on_start(both.get(), 0, 1000);
+  ap_health_on_finish(both.get(), 1, &c, 1300);
+  ap_health_on_finish(both.get(), 1, &c, 1301);
+  EXPECT_EQ(ap_health_check(both.get(), 0, &c, 1301), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 2u);
+  // a success in between breaks it: the slow call was the tail
+  Health tail(ap_health_create_in(g.get()));
+  FailAfterSilence(tail.get(), c, 1000, 1300);
+  ap_health_on_finish(tail.get(), 0, &c, 1302);
+  FailAfterSilence(tail.get(), c, 1303, 1603);
+  EXPECT_EQ(ap_health_check(tail.get(), 0, &c, 1603), AP_HEALTH_PROBATION);
+  EXPECT_EQ(ap_health_ejections(tail.get()), 0u);
+}
+
+// When more than half of the aperture's members fail after silences, the
+// silences are the service's latency tail: none of them is evidence, and
+// only a failure run ejects.
+TEST(Health, SilencesOnMostMembersAreTheTailNotEvidence) {
+  Group g(ap_health_group_create());
+  ap_health_group_set_members(g.get(), 4);
+  const ap_health_config c = Config(5, 1000, 100);
+  std::vector<Health> members;
+  for (int i = 0; i < 4; ++i) members.emplace_back(ap_health_create_in(g.get()));
+  for (int i = 0; i < 3; ++i) FailAfterSilence(members[i].get(), c, 1000, 1200 + i);
+  EXPECT_EQ(ap_health_group_silent(g.get(), ap_health_group_period(1202)), 3u);
+  ap_health *m = members[0].get();
+  for (int k = 0; k < 3; ++k) {  // failures 2, 3, 4 in a row, each after a silence
+    FailAfterSilence(m, c, 1300 + 300 * k, 1500 + 300 * k);
+    EXPECT_EQ(ap_health_check(m, 0, &c, 1500 + 300 * k), AP_HEALTH_PROBATION) << k;
+  }
+  EXPECT_EQ(ap_health_ejections(m), 0u);
+  FailAfterSilence(m, c, 2300, 2500);  // the fifth: the run ejects
+  EXPECT_EQ(ap_health_check(m, 0, &c, 2500), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(m), "failures");
+  // two periods later the tail is forgotten: a silence stands out again
+  const int64_t later = 1000 + 2 * AP_HEALTH_PEER_WINDOW_MS;
+  ap_health *q = members[3].get();
+  FailAfterSilence(q, c, later, later + 200);
+  FailAfterSilence(q, c, later + 201, later + 401);
+  EXPECT_EQ(ap_health_check(q, 0, &c, later + 401), AP_HEALTH_EJECTED);
+}
+
+// Each member is counted once a period; the current and the previous
+// period count, older ones are dropped.
+TEST(Health, TheGroupCountsSilentMembersPerPeriod) {
+  Group g(ap_health_group_create());
+  ap_health_group_set_members(g.get(), 4);
+  const ap_health_config c = Config(100, 1000, 100);
+  Health a(ap_health_create_in(g.get())), b(ap_health_create_in(g.get()));
+  const int64_t t = 5 * AP_HEALTH_PEER_WINDOW_MS;
+  for (int k = 0; k < 5; ++k) FailAfterSilence(a.get(), c, t + 300 * k, t + 300 * k + 200);
+  FailAfterSilence(b.get(), c, t, t + 200);
+  const int64_t p = ap_health_group_period(t);
+  EXPECT_EQ(ap_health_group_silent(g.get(), p), 2u);
+  EXPECT_TRUE(ap_health_group_silence_stands_out(g.get(), t + 2000));  // 2 of 4
+  FailAfterSilence(b.get(), c, t + AP_HEALTH_PEER_WINDOW_MS, t + AP_HEALTH_PEER_WINDOW_MS + 200);
+  EXPECT_EQ(ap_health_group_silent(g.get(), p + 1), 1u);
+  EXPECT_EQ(ap_health_group_silent(g.get(), p), 2u);  // still held
+  ap_health_group_count_silent(g.get(), p - 1);      // older than both: dropped
+  EXPECT_EQ(ap_health_group_silent(g.get(), p - 1), 0u);
+  Health d(ap_health_create_in(g.get()));
+  FailAfterSilence(d.get(), c, t + 200, t + 400);  // late, in period p: 3 of 4
+  EXPECT_FALSE(ap_health_group_silence_stands_out(g.get(), t + AP_HEALTH_PEER_WINDOW_MS));
+  EXPECT_EQ(ap_health_group_silent(g.get(), p + 2), 0u);  // not yet
+  EXPECT_TRUE(ap_health_group_silence_stands_out(g.get(), t + 3 * AP_HEALTH_PEER_WINDOW_MS));
+  EXPECT_EQ(ap_health_group_period(-5), 0);
+  EXPECT_EQ(ap_health_group_silent(nullptr, p), 0u);
+  EXPECT_TRUE(ap_health_group_silence_stands_out(nullptr, t));
+}
+
+// What maxEjectionPercent means at 4, 12 and 100 members: the default half
+// is 2, 6 and 50; Envoy's and gRPC's 10% would be 1, 1 and 10 (at least
+// one member whenever the percent is above 0).
+TEST(Health, MaxMembersOutAtTheAnchorsSizes) {
+  EXPECT_EQ(ap_health_max_members_out(4, 50), 2u);
+  EXPECT_EQ(ap_health_max_members_out(12, 50), 6u);
+  EXPECT_EQ(ap_health_max_members_out(100, 50), 50u);
+  EXPECT_EQ(ap_health_max_members_out(4, 10), 1u);
+  EXPECT_EQ(ap_health_max_members_out(12, 10), 1u);
+  EXPECT_EQ(ap_health_max_members_out(100, 10), 10u);
+  EXPECT_EQ(ap_health_max_members_out(3, 50), 1u);
+  EXPECT_EQ(ap_health_max_members_out(4, 100), 4u);
+  EXPECT_EQ(ap_health_max_members_out(4, 1000), 4u);  // clamped
+  EXPECT_EQ(ap_health_max_members_out(0, 50), 1u);    // no members yet: one
+  EXPECT_EQ(ap_health_max_members_out(100, 0), 0u);   // never
+}
+
+// Ejections take the group's slots: at the bound a member that would be
+// ejected stays in on probation (one call at a time, no slot), and takes
+// a slot at its next failure once one is free. First come, first served.
+TEST(Health, TheBoundKeepsMembersInFirstComeFirstServed) {
+  Group g(ap_health_group_create());
+  ap_health_group_set_members(g.get(), 4);  // at most 2 out (50%)
+  const ap_health_config c = Config(2, 1000, 0);
+  std::vector<Health> m;
+  for (int i = 0; i < 4; ++i) m.emplace_back(ap_health_create_in(g.get()));
+  auto fail_twice = [&](int i, int64_t t) {
+    ap_health_on_finish(m[i].get(), 1, &c, t);
+    ap_health_on_finish(m[i].get(), 1, &c, t + 1);
+  };
+  fail_twice(0, 10);
+  fail_twice(1, 20);
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 2u);
+  fail_twice(2, 30);  // the third: no slot
+  EXPECT_EQ(ap_health_check(m[2].get(), 0, &c, 31), AP_HEALTH_PROBATION);
+  EXPECT_EQ(ap_health_ejections(m[2].get()), 0u);
+  EXPECT_FALSE(ap_health_holds_slot(m[2].get()));
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 2u);
+  ap_health_on_finish(m[2].get(), 1, &c, 40);  // its probe fails: still none free
+  EXPECT_EQ(ap_health_check(m[2].get(), 0, &c, 40), AP_HEALTH_PROBATION);
+  // member 0 answers (a call it held): back in, its slot free
+  ap_health_on_finish(m[0].get(), 0, &c, 50);
+  EXPECT_EQ(ap_health_check(m[0].get(), 0, &c, 50), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 1u);
+  ap_health_on_finish(m[2].get(), 1, &c, 60);  // its next failure takes it
+  EXPECT_EQ(ap_health_check(m[2].get(), 0, &c, 60), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(m[2].get()), "failures");
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 2u);
+  // a failed probe keeps its own slot (no second one)
+  ap_health_on_finish(m[1].get(), 1, &c, 2000);
+  EXPECT_EQ(ap_health_check(m[1].get(), 0, &c, 2000), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(m[1].get()), "probe");
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 2u);
+  // a new connection gives it back, and so does a member's end
+  ap_health_reset(m[1].get(), 2100);
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 1u);
+  m[2].reset();
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 0u);
+  // the aperture grows: more slots
+  ap_health_group_set_members(g.get(), 12);
+  EXPECT_EQ(ap_health_group_members(g.get()), 12u);
+  for (int k = 0; k < 7; ++k) EXPECT_EQ(ap_health_group_take_slot(g.get(), 50), k < 6 ? 1 : 0);
+  for (int k = 0; k < 8; ++k) ap_health_group_give_slot(g.get());  // never below 0
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 0u);
+}
+
+// maxEjectionPercent 0: never ejected; a member that would be is kept on
+// probation instead. Without a group there is no bound.
+TEST(Health, ZeroPercentNeverEjectsAndNoGroupHasNoBound) {
+  Group g(ap_health_group_create());
+  ap_health_group_set_members(g.get(), 4);
+  ap_health_config c = Config(1, 1000, 0);
+  c.max_ejection_percent = 0;
+  Health h(ap_health_create_in(g.get()));
+  for (int k = 0; k < 5; ++k) ap_health_on_finish(h.get(), 1, &c, 10 + k);
+  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 20), AP_HEALTH_PROBATION);
+  EXPECT_EQ(ap_health_ejections(h.get()), 0u);
+  c.max_ejection_percent = 10;
+  std::vector<Health> alone;
+  for (int i = 0; i < 10; ++i) {
+    alone.emplace_back(ap_health_create());
+    ap_health_on_finish(alone.back().get(), 1, &c, 10);
+    EXPECT_EQ(ap_health_check(alone.back().get(), 0, &c, 10), AP_HEALTH_EJECTED);
+  }
+  ap_health_group_ref(nullptr);
+  ap_health_group_unref(nullptr);
+  ap_health_group_set_members(nullptr, 3);
+  EXPECT_EQ(ap_health_group_members_out(nullptr), 0u);
+  EXPECT_EQ(ap_health_group_take_slot(nullptr, 0), 0);
+  ap_health_group_give_slot(nullptr);
 }
 
 // A new connection (the subchannel READY again) ends the ejection and the
