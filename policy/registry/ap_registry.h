@@ -125,6 +125,10 @@ typedef struct ap_ring_state {
                                  "orca"); "" when unknown */
   char peer_keys[8];          /* stable mode: "address" or "ordinal", how the
                                  plan keyed the peers; "" otherwise */
+  uint32_t max_ejection_percent; /* maxEjectionPercent (ap_health.h) */
+  uint32_t members_out;       /* members ejected or on probation after an
+                                 ejection now (ap_health_group.h) */
+  uint32_t max_members_out;   /* the bound at the aperture's size now */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

@@ -39,6 +39,9 @@ static double r_widened(ring_t *g) { return g->widened; }
 static double r_draining(ring_t *g) { return g->draining; }
 static double r_endpoints(ring_t *g) { return g->endpoint_count; }
 static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
+static double r_max_ejection_percent(ring_t *g) { return g->max_ejection_percent; }
+static double r_members_out(ring_t *g) { return g->members_out; }
+static double r_max_members_out(ring_t *g) { return g->max_members_out; }
 #define AP_RING_COUNTER(name, kind, metric, help, text) \
   static double r_##name(ring_t *g) { return (double)g->name; }
 #include "policy/registry/ap_ring_counters.def"
@@ -56,6 +59,12 @@ static const ring_family kRing[] = {
     {"aperture_draining", "gauge", "Removed endpoints still draining under removalGraceMs.", r_draining},
     {"aperture_endpoints", "gauge", "Endpoints on the ring.", r_endpoints},
     {"aperture_affinity_sessions", "gauge", "Sticky sessions in the session table.", r_sessions},
+    {"aperture_max_ejection_percent", "gauge", "Configured maxEjectionPercent.",
+     r_max_ejection_percent},
+    {"aperture_members_out", "gauge", "Members ejected or on probation after an ejection.",
+     r_members_out},
+    {"aperture_max_members_out", "gauge", "Members that may be out at once at this aperture size.",
+     r_max_members_out},
 #define AP_RING_COUNTER(name, kind, metric, help, text) {metric, KIND_##kind, help, r_##name},
 #include "policy/registry/ap_ring_counters.def"
 #undef AP_RING_COUNTER

@@ -120,6 +120,8 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     printf(",\"min_aperture\":%u,\"logical_aperture\":%u,\"physical_aperture\":%u,\"widened\":%u"
            ",\"draining\":%u",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->draining);
+    printf(",\"max_ejection_percent\":%u,\"members_out\":%u,\"max_members_out\":%u",
+           g->max_ejection_percent, g->members_out, g->max_members_out);
     printf(",\"fingerprint\":");
     json_string(g->fingerprint);
     json_ring_counters(g);
@@ -219,6 +221,8 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
+    printf("  members out %u  at most %u (maxEjectionPercent %u)\n", g->members_out,
+           g->max_members_out, g->max_ejection_percent);
     char metric[64];
     ap_escape_for_terminal(g->pick_metric, metric, sizeof metric);
     if (metric[0] != '\0') printf("  pick_metric %s\n", metric);

@@ -55,6 +55,10 @@ class Backend {
   void Freeze(bool frozen);
   // Calls held now by a freeze.
   size_t held() const;
+  // A latency tail: from now on a share of the calls (the seed's draws,
+  // interop/testing/latency_tail.h) answers `delay_ms` late, the others as
+  // before; share 0 ends it.
+  void SetTail(double share, int delay_ms, uint64_t seed);
 
  private:
   class Service;
@@ -148,6 +152,9 @@ struct StateView {
   // Peer discovery: watched target, peer list fingerprint, changes.
   std::string peer_target, peer_fingerprint;
   uint64_t coordinate_changes;
+  // Gray failures' bound: maxEjectionPercent, members out now, the most
+  // that may be out at this aperture size.
+  uint32_t max_ejection_percent, members_out, max_members_out;
   std::vector<EndpointView> endpoints;
   const EndpointView* Find(const std::string& address) const;
   std::vector<std::string> Members() const;

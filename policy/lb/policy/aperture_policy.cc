@@ -102,6 +102,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   Coordinate coordinate_;
   std::string last_status_;
   AffinityState affinity_;  // request affinity (affinity/affinity_router.h)
+  // What the members' health shares (ap_health_group.h): the bound on
+  // members out (its size follows the aperture) and the peers' silences.
+  HealthGroupPtr health_group_{ap_health_group_create()};
   grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
   EndpointMap endpoints_;
@@ -374,6 +377,9 @@ void AperturePolicy::RecomputeApertureLocked(const char* reason) {
   size_t now_widened =
       widened != nullptr ? ap_aperture_widened_count(widened.get()) : 0;
   widened_ = std::move(widened);
+  // The bound on members out follows the aperture in effect.
+  ap_health_group_set_members(health_group_.get(),
+                              static_cast<uint32_t>(ap_aperture_count(current())));
   if (now_widened > previous_widened) {
     publisher_->counters().widenings.fetch_add(1);
     APERTURE_TRACE("[aperture %p] widened by %zu endpoint(s) (%s): fewer than "
@@ -423,7 +429,8 @@ void AperturePolicy::SyncSubchannelsLocked() {
                    subchannel.get(), address.c_str());
     publisher_->counters().subchannels_created.fetch_add(1);
     auto endpoint = grpc_core::MakeRefCounted<Endpoint>(
-        Ref(DEBUG_LOCATION, "Endpoint"), this, address, std::move(subchannel));
+        Ref(DEBUG_LOCATION, "Endpoint"), this, address, std::move(subchannel),
+        health_group_.get());
     endpoints_[address] = endpoint;
     endpoint->StartWatchLocked();
     if (active_) endpoint->subchannel()->RequestConnection();
@@ -529,6 +536,7 @@ void AperturePolicy::PublishStateLocked() {
   view.endpoints = &endpoints_;
   view.last_status = &last_status_;
   view.sessions = affinity_.sessions();
+  view.health_group = health_group_.get();
   std::shared_ptr<PublishedState> state = DescribePolicy(view);
   state->peer_target = peers_->target();
   state->peer_fingerprint = peers_->PeerFingerprint();

@@ -42,6 +42,7 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   state->coordinate_source = view.coordinate->source;
   if (view.settings != nullptr) state->health = view.settings->health;
   state->sessions = view.sessions;
+  state->health_group = ShareHealthGroup(view.health_group);
   state->peer_index = view.coordinate->peer_index;
   state->peer_count =
       view.coordinate->known ? view.coordinate->peer_count : 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/lb/affinity/affinity_router.h"
+#include "policy/lb/core_ptr.h"
 #include "policy/lb/config/config.h"
 #include "policy/lb/coordinate/coordinate.h"
 #include "policy/lb/endpoints/endpoint.h"
@@ -65,6 +66,8 @@ struct PublishedState {
   uint64_t coordinate_changes = 0;
   // The health settings, to tell a stuck member from a busy one.
   ap_health_config health = ApertureSettings::DefaultHealthConfig();
+  // The members' health group (ap_health_group.h): members out, read live.
+  HealthGroupPtr health_group;
 };
 
 // What the policy knows when it publishes; pointers are borrowed for the
@@ -77,6 +80,7 @@ struct PolicyView {
   const EndpointMap* endpoints = nullptr;
   const std::string* last_status = nullptr;
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
+  ap_health_group* health_group = nullptr;  // the members' (a reference is taken)
 };
 
 // The state the status service shows for `view`: shares view.ring and

@@ -76,6 +76,10 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
   snprintf(out->peer_keys, sizeof(out->peer_keys), "%s",
            s.ring != nullptr ? s.ring->stable_peer_keys() : "");
   out->affinity_sessions = s.sessions != nullptr ? s.sessions->LiveSize() : 0;
+  out->max_ejection_percent = s.health.max_ejection_percent;
+  out->members_out = ap_health_group_members_out(s.health_group.get());
+  out->max_members_out = ap_health_max_members_out(
+      ap_health_group_members(s.health_group.get()), s.health.max_ejection_percent);
   // Only the page the request asks for is copied.
   size_t first = 0, count = 0;
   ap_snapshot_query_page(out->query, s.endpoint_count(), &first, &count);
