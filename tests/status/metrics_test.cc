@@ -79,6 +79,10 @@ TEST(MetricsTest, AperturectlMetricsParsesAsPrometheusTextWithTheRingsValues) {
   EXPECT_EQ(2, Sum(samples, "aperture_min_aperture"));
   EXPECT_EQ(2, Sum(samples, "aperture_physical_aperture"));
   EXPECT_EQ(4, Sum(samples, "aperture_endpoints"));
+  // the gray failures' bound: the default half of 2 members, none out
+  EXPECT_EQ(50, Sum(samples, "aperture_max_ejection_percent"));
+  EXPECT_EQ(1, Sum(samples, "aperture_max_members_out"));
+  EXPECT_EQ(0, Sum(samples, "aperture_members_out"));
   int n = 0;
   EXPECT_EQ(2, Sum(samples, "aperture_endpoint_in_aperture", &n));
   EXPECT_EQ(4, n);  // one sample per endpoint
