@@ -129,6 +129,8 @@ typedef struct ap_ring_state {
   uint32_t members_out;       /* members ejected or on probation after an
                                  ejection now (ap_health_group.h) */
   uint32_t max_members_out;   /* the bound at the aperture's size now */
+  double peer_failure_share;  /* the peers' failure share the last health
+                                 sweep measured, [0, 1]; -1 unknown */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

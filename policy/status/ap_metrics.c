@@ -42,6 +42,10 @@ static double r_sessions(ring_t *g) { return (double)g->affinity_sessions; }
 static double r_max_ejection_percent(ring_t *g) { return g->max_ejection_percent; }
 static double r_members_out(ring_t *g) { return g->members_out; }
 static double r_max_members_out(ring_t *g) { return g->max_members_out; }
+/* NaN: no sample for this ring (the sample is left out). */
+static double r_peer_failure_share(ring_t *g) {
+  return g->peer_failure_share >= 0 ? g->peer_failure_share : NAN;
+}
 #define AP_RING_COUNTER(name, kind, metric, help, text) \
   static double r_##name(ring_t *g) { return (double)g->name; }
 #include "policy/registry/ap_ring_counters.def"
@@ -65,6 +69,9 @@ static const ring_family kRing[] = {
      r_members_out},
     {"aperture_max_members_out", "gauge", "Members that may be out at once at this aperture size.",
      r_max_members_out},
+    {"aperture_peer_failure_share", "gauge",
+     "Lower median of the members' failure shares (health sweep); absent while unknown.",
+     r_peer_failure_share},
 #define AP_RING_COUNTER(name, kind, metric, help, text) {metric, KIND_##kind, help, r_##name},
 #include "policy/registry/ap_ring_counters.def"
 #undef AP_RING_COUNTER
@@ -102,7 +109,7 @@ static const endpoint_family kEndpoint[] = {
     {"aperture_endpoint_draining", "gauge", "1 when it was removed and still drains.", e_draining},
     {"aperture_endpoint_pick_weight", "gauge", "Its weight in the pick (share of the window it covers).", e_pick_weight},
     {"aperture_endpoint_ready", "gauge", "1 when its subchannel is READY.", e_ready},
-    {"aperture_endpoint_ejections", "counter", "Times it was ejected (a failure run, a stuck spell or a failed probe).", e_ejections},
+    {"aperture_endpoint_ejections", "counter", "Times it was ejected (a failure run, a silence while its peers answer, or a failed probe).", e_ejections},
     {"aperture_endpoint_healthy", "gauge", "1 unless ejected, on probation or stuck (status health).", e_healthy},
     {"aperture_endpoint_utilization", "gauge",
      "pickMetric orca: smoothed CPU utilization the endpoint reports (ORCA); absent without a fresh report.",
@@ -153,10 +160,12 @@ int ap_metrics_write(FILE *out, const Aperture__V1__GetRingStateResponse *r) {
   for (size_t f = 0; f < sizeof kRing / sizeof kRing[0]; f++) {
     header(out, kRing[f].name, kRing[f].type, kRing[f].help);
     for (size_t i = 0; i < r->n_rings; i++) {
+      const double v = kRing[f].get(r->rings[i]);
+      if (isnan(v)) continue; /* no sample */
       fprintf(out, "%s%s{target=", kRing[f].name, suffix(kRing[f].type));
       label_value(out, r->rings[i]->target);
       fputs("} ", out);
-      value(out, kRing[f].get(r->rings[i]));
+      value(out, v);
       fputc('\n', out);
     }
   }

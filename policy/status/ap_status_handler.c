@@ -127,6 +127,7 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   r->max_ejection_percent = s->max_ejection_percent;
   r->members_out = s->members_out;
   r->max_members_out = s->max_members_out;
+  r->peer_failure_share = s->peer_failure_share;
   r->last_status = str_or_empty(s->last_status);
   r->affinity_sessions = s->affinity_sessions;
   r->endpoint_count = clamp_u32(s->endpoint_count);

@@ -122,6 +122,8 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->draining);
     printf(",\"max_ejection_percent\":%u,\"members_out\":%u,\"max_members_out\":%u",
            g->max_ejection_percent, g->members_out, g->max_members_out);
+    printf(",\"peer_failure_share\":");
+    json_double(g->peer_failure_share);
     printf(",\"fingerprint\":");
     json_string(g->fingerprint);
     json_ring_counters(g);
@@ -221,8 +223,10 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
-    printf("  members out %u  at most %u (maxEjectionPercent %u)\n", g->members_out,
+    printf("  members out %u  at most %u (maxEjectionPercent %u)  peer_failure_share ", g->members_out,
            g->max_members_out, g->max_ejection_percent);
+    if (g->peer_failure_share >= 0) printf("%.2f%%\n", 100 * g->peer_failure_share);
+    else printf("unknown\n");
     char metric[64];
     ap_escape_for_terminal(g->pick_metric, metric, sizeof metric);
     if (metric[0] != '\0') printf("  pick_metric %s\n", metric);

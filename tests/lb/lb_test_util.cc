@@ -445,6 +445,7 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->max_ejection_percent = s.max_ejection_percent;
     out->members_out = s.members_out;
     out->max_members_out = s.max_members_out;
+    out->peer_failure_share = s.peer_failure_share;
     out->endpoints.clear();
     for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];

@@ -155,6 +155,7 @@ struct StateView {
   // Gray failures' bound: maxEjectionPercent, members out now, the most
   // that may be out at this aperture size.
   uint32_t max_ejection_percent, members_out, max_members_out;
+  double peer_failure_share;  // the health sweep's; -1 unknown
   std::vector<EndpointView> endpoints;
   const EndpointView* Find(const std::string& address) const;
   std::vector<std::string> Members() const;

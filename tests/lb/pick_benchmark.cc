@@ -1,22 +1,31 @@
 // Pick() on a real aperture picker (core pick table, P2C, arena call
 // tracker with Start/Finish) over 12, 100 and 1000 endpoints, on 1 and 2
 // threads, under each pick metric (second argument: 0 outstanding,
-// 1 peakEwma, 2 orca). Under orca every Finish() reads a fixed backend
-// metric report (cpu_utilization 0.5) through the accessor, as gRPC hands
-// it over, so the reports stay fresh and the metric path is measured, not
-// the fallback.
+// 1 peakEwma, 2 orca), with the gray-failure health on (third argument 1:
+// the default health config, the endpoints in one health group as the
+// policy makes them) or switched off (0: ejectAfterFailures and
+// stuckCallMs 0, so neither the pick nor the tracker makes a health call
+// or reads the health clock): the difference is what the health decision
+// costs. Under orca every Finish() reads a fixed backend metric report
+// (cpu_utilization 0.5) through the accessor, as gRPC hands it over, so
+// the reports stay fresh and the metric path is measured, not the
+// fallback.
 //   bazel run -c opt //tests/lb:pick_benchmark
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "policy/core/pick/ap_health_group.h"
 #include "policy/core/pick/ap_load.h"
 #include "policy/core/pick/ap_pick.h"
 #include "policy/core/ap_rng.h"
 #include "policy/core/ap_rng_testing.h"
+#include "policy/lb/core_ptr.h"
 #include "policy/lb/picker/picker.h"
 #include "tests/lb/picker_fakes.h"
 
@@ -40,14 +49,17 @@ class FixedMetrics
   grpc_core::BackendMetricData data_;
 };
 
-aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
+aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric,
+                                      bool health) {
   static std::mutex mu;
-  static std::map<std::pair<size_t, int>,
+  static std::map<std::tuple<size_t, int, bool>,
                   std::unique_ptr<aperture_lb::AperturePicker>>
       pickers;
+  static aperture_lb::HealthGroupPtr group(ap_health_group_create());
   std::lock_guard<std::mutex> lock(mu);
-  auto& picker = pickers[{n, static_cast<int>(metric)}];
+  auto& picker = pickers[{n, static_cast<int>(metric), health}];
   if (picker == nullptr) {
+    ap_health_group_set_members(group.get(), static_cast<uint32_t>(n));
     std::vector<aperture_lb::AperturePicker::Slot> slots;
     std::vector<double> weights;
     ap_rng rng;
@@ -55,7 +67,8 @@ aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
     for (size_t i = 0; i < n; ++i) {
       // Intersection-like weights in (0.5, 1].
       double w = 1.0 - 0.5 * ap_rng_uniform(&rng);
-      auto counters = grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>();
+      auto counters =
+          grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>(group.get());
       // Every endpoint has data, so the metric (not the fallback) is used.
       ap_load_record_latency(&counters->load,
                              1000000 + (int64_t)(1e6 * ap_rng_uniform(&rng)),
@@ -68,17 +81,28 @@ aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric) {
     }
     ap_pick_table* table = nullptr;
     if (ap_pick_table_create(weights.data(), n, &table, nullptr) != AP_OK) abort();
+    ap_health_config config = aperture_lb::AperturePicker::DefaultHealth();
+    if (!health) {
+      config.eject_after_failures = 0;
+      config.stuck_call_ms = 0;
+    }
     picker = std::make_unique<aperture_lb::AperturePicker>(
-        std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr,
-        aperture_lb::AperturePicker::DefaultHealth(), metric);
+        std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr, config,
+        metric);
   }
   return picker.get();
 }
 
+void Label(benchmark::State& state, ap_pick_metric metric) {
+  state.SetLabel(std::string(ap_pick_metric_name(metric)) +
+                 (state.range(2) ? " health" : " health-off"));
+}
+
 void BM_PickWithCallTracker(benchmark::State& state) {
   const auto metric = static_cast<ap_pick_metric>(state.range(1));
-  aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
-  state.SetLabel(ap_pick_metric_name(metric));
+  aperture_lb::AperturePicker* picker =
+      PickerFor(state.range(0), metric, state.range(2) != 0);
+  Label(state, metric);
   FixedMetrics metrics;
   ScratchCallState call_state;
   LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
@@ -101,8 +125,9 @@ void BM_PickWithCallTracker(benchmark::State& state) {
 // Start()/Finish() (the tracker is destroyed unstarted).
 void BM_PickOnly(benchmark::State& state) {
   const auto metric = static_cast<ap_pick_metric>(state.range(1));
-  aperture_lb::AperturePicker* picker = PickerFor(state.range(0), metric);
-  state.SetLabel(ap_pick_metric_name(metric));
+  aperture_lb::AperturePicker* picker =
+      PickerFor(state.range(0), metric, state.range(2) != 0);
+  Label(state, metric);
   ScratchCallState call_state;
   LoadBalancingPolicy::PickArgs args{"/bench.Service/Method", nullptr,
                                      &call_state};
@@ -118,16 +143,16 @@ void BM_PickOnly(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PickOnly)
-    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
-    ->ArgNames({"endpoints", "metric"})
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}, {1, 0}})
+    ->ArgNames({"endpoints", "metric", "health"})
     ->Threads(1);
 BENCHMARK(BM_PickWithCallTracker)
-    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
-    ->ArgNames({"endpoints", "metric"})
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}, {1, 0}})
+    ->ArgNames({"endpoints", "metric", "health"})
     ->Threads(1);
 BENCHMARK(BM_PickWithCallTracker)
-    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}})
-    ->ArgNames({"endpoints", "metric"})
+    ->ArgsProduct({{12, 100, 1000}, {0, 1, 2}, {1, 0}})
+    ->ArgNames({"endpoints", "metric", "health"})
     ->Threads(2);
 
 }  // namespace

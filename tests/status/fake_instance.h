@@ -97,6 +97,7 @@ class RegisteredInstance {
     out->max_ejection_percent = 50;
     out->members_out = 1;
     out->max_members_out = 2;
+    out->peer_failure_share = 0.25;
     out->endpoint_count = self->n_;
     size_t first = 0, count = 0;
     ap_snapshot_query_page(out->query, self->n_, &first, &count);

@@ -1,5 +1,5 @@
-/* ap_health: stuck detection, probation after a silence, ejection on a
- * failure run or a silence that stands out, within the group's bound. */
+/* ap_health: stuck detection, ejection on a failure run or on a silence
+ * while the peers answer, within the group's bound; the peers' sweep. */
 #define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
 #include "policy/core/pick/ap_health.h"
 #include "policy/core/pick/ap_health_group_internal.h"
@@ -27,9 +27,14 @@ struct ap_health {
   _Atomic uint32_t reason;          /* REASON_* of the last ejection */
   _Atomic uint32_t latency_x16;     /* EWMA of latency, ms * 16; 0: none */
   _Atomic uint64_t ejections;
-  _Atomic int64_t silent_period;    /* the last period the group counted it
-                                       silent in; -1: never */
+  _Atomic uint32_t silent_run;      /* 1: the run began after a silence */
+  _Atomic uint64_t failures;        /* counted failures since creation */
   ap_health_group *group;           /* NULL: alone */
+  /* Only ap_health_sweep() reads and writes these (one thread at a time):
+   * the counts at the start of the member's current window, and its
+   * failure share over its last whole window (ppm; -1: none yet). */
+  uint64_t window_calls, window_failures;
+  int64_t share_ppm;
 };
 
 static int64_t pack(int64_t until_ms, int slot) {
@@ -111,6 +116,10 @@ int ap_health_config_validate(const ap_health_config *config, ap_error *err) {
   return AP_OK;
 }
 
+int ap_health_config_active(const ap_health_config *config) {
+  return config != NULL && (config->eject_after_failures != 0 || config->stuck_call_ms != 0);
+}
+
 const char *ap_health_state_name(ap_health_state state) {
   switch (state) {
     case AP_HEALTH_OK: return "ok";
@@ -131,8 +140,12 @@ ap_health *ap_health_create_in(ap_health_group *group) {
   atomic_init(&h->reason, REASON_NONE);
   atomic_init(&h->latency_x16, 0);
   atomic_init(&h->ejections, 0);
-  atomic_init(&h->silent_period, -1);
+  atomic_init(&h->silent_run, 0);
+  atomic_init(&h->failures, 0);
   h->group = group;
+  h->window_calls = 0;
+  h->window_failures = 0;
+  h->share_ppm = -1;
   ap_health_group_ref(group);
   return h;
 }
@@ -171,8 +184,8 @@ uint32_t ap_health_stuck_threshold_ms(const ap_health *health, const ap_health_c
   return (uint32_t)t;
 }
 
-/* On probation from now, without a slot (after a silence, or at the
- * bound), unless a concurrent end changed the state first. */
+/* On probation from now, without a slot (at the bound), unless a
+ * concurrent end changed the state first. */
 static void probation(ap_health *h, int64_t seen, int64_t now_ms) {
   if (seen != 0 && !holds_slot(seen) && until_of(seen) <= now_ms) return; /* already */
   atomic_compare_exchange_strong_explicit(&h->ejection, &seen, pack(now_ms, 0),
@@ -216,16 +229,6 @@ static void reinstate(ap_health *h) {
   atomic_store_explicit(&h->ejection_len_ms, 0, memory_order_relaxed);
 }
 
-/* A failure after a silence: the group counts the member silent in this
- * period, once. */
-static void note_silence(ap_health *h, int64_t now_ms) {
-  const int64_t period = ap_health_group_period(now_ms);
-  int64_t seen = atomic_load_explicit(&h->silent_period, memory_order_relaxed);
-  if (seen != period &&
-      atomic_compare_exchange_strong_explicit(&h->silent_period, &seen, period,
-                                              memory_order_relaxed, memory_order_relaxed))
-    ap_health_group_count_silent(h->group, period);
-}
 
 void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *config,
                          int64_t now_ms) {
@@ -237,36 +240,89 @@ void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *
   note_progress(health, now_ms);
   const int64_t state = atomic_load_explicit(&health->ejection, memory_order_relaxed);
   if (!failed) {
-    if (atomic_load_explicit(&health->failure_run, memory_order_relaxed) != 0)
+    if (atomic_load_explicit(&health->failure_run, memory_order_relaxed) != 0) {
       atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+      atomic_store_explicit(&health->silent_run, 0, memory_order_relaxed);
+    }
     if (state != 0) reinstate(health);
     return;
   }
+  atomic_fetch_add_explicit(&health->failures, 1, memory_order_relaxed);
   const uint32_t run =
       atomic_fetch_add_explicit(&health->failure_run, 1, memory_order_relaxed) + 1;
   if (config->eject_after_failures == 0) return;
+  /* Did this run begin after a silence? Then this failure, a later one in
+   * the same run, is evidence of a stop while the peers answer. */
+  const int after_silence = run >= 2 && atomic_load_explicit(&health->silent_run,
+                                                             memory_order_relaxed) != 0;
   const uint32_t stuck = ap_health_stuck_threshold_ms(health, config);
-  const int silence = stuck > 0 && now_ms - progress > (int64_t)stuck;
-  if (silence) note_silence(health, now_ms);
+  if (run == 1 && stuck > 0 && now_ms - progress > (int64_t)stuck)
+    atomic_store_explicit(&health->silent_run, 1, memory_order_relaxed);
+  const int stopped = after_silence && ap_health_group_peers_quiet(health->group);
   if (state != 0) {
     /* One during an ejection (a call sent before it) changes nothing. */
     if (now_ms < until_of(state)) return;
     if (holds_slot(state)) {
       eject(health, state, REASON_PROBE, config, now_ms); /* a failed probe: longer */
-    } else if (run >= config->eject_after_failures) {
-      eject(health, state, REASON_FAILURES, config, now_ms); /* the bound: again */
-    } else if (ap_health_group_silence_stands_out(health->group, now_ms)) {
-      /* On probation after a silence, a second failure in a row, and the
-       * peers are not failing so: it has stopped, not slowed. */
-      eject(health, state, REASON_STUCK, config, now_ms);
+    } else if (run >= config->eject_after_failures || stopped) {
+      /* on probation at the bound: a slot may be free now */
+      eject(health, state, stopped ? REASON_STUCK : REASON_FAILURES, config, now_ms);
     }
     return;
   }
-  if (run >= config->eject_after_failures) {
+  if (stopped) {
+    eject(health, 0, REASON_STUCK, config, now_ms);
+  } else if (run >= config->eject_after_failures) {
     eject(health, 0, REASON_FAILURES, config, now_ms);
-  } else if (silence) {
-    probation(health, 0, now_ms); /* one silence is no evidence yet */
   }
+}
+
+static int by_value(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int ap_health_sweep(ap_health_group *group, ap_health *const *members,
+                    const uint64_t *calls_ended, size_t n, ap_error *err) {
+  if (group == NULL) return ap_error_set(err, AP_EINVAL, "group is NULL");
+  if (n > 0 && (members == NULL || calls_ended == NULL))
+    return ap_error_set(err, AP_EINVAL, "members or calls_ended is NULL with n = %zu", n);
+  int64_t *shares = n > 0 ? malloc(n * sizeof *shares) : NULL;
+  if (n > 0 && shares == NULL) return ap_error_set(err, AP_ENOMEM, "out of memory");
+  size_t known = 0, counted = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ap_health *h = members[i];
+    if (h == NULL) continue;
+    counted++;
+    const uint64_t failures = atomic_load_explicit(&h->failures, memory_order_relaxed);
+    /* a new call counter below the old one (a different counter): start over */
+    if (calls_ended[i] < h->window_calls || failures < h->window_failures) {
+      h->window_calls = calls_ended[i];
+      h->window_failures = failures;
+    }
+    const uint64_t calls = calls_ended[i] - h->window_calls;
+    if (calls >= AP_HEALTH_MIN_VOLUME) { /* a whole window: its share */
+      uint64_t failed = failures - h->window_failures;
+      if (failed > calls) failed = calls; /* failures counted before their calls ended */
+      h->share_ppm = (int64_t)(failed * 1000000 / calls);
+      h->window_calls = calls_ended[i];
+      h->window_failures = failures;
+    }
+    if (h->share_ppm >= 0) shares[known++] = h->share_ppm;
+  }
+  int64_t peers = -1;
+  /* the lower median, once at least half of the members have a share */
+  if (known > 0 && 2 * known >= counted) {
+    qsort(shares, known, sizeof *shares, by_value);
+    peers = shares[(known - 1) / 2];
+  }
+  free(shares);
+  ap_health_group_set_peer_failure_ppm(group, peers);
+  return AP_OK;
+}
+
+int64_t ap_health_failure_share_ppm(const ap_health *health) {
+  return health ? health->share_ppm : -1;
 }
 
 void ap_health_record_latency(ap_health *health, int64_t latency_ms) {
@@ -291,6 +347,7 @@ void ap_health_reset(ap_health *health, int64_t now_ms) {
   if (health == NULL) return;
   atomic_store_explicit(&health->progress_ms, now_ms, memory_order_relaxed);
   atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+  atomic_store_explicit(&health->silent_run, 0, memory_order_relaxed);
   reinstate(health);
   atomic_store_explicit(&health->reason, REASON_NONE, memory_order_relaxed);
 }

@@ -19,16 +19,18 @@
  *     or when the factor is 0. A member that answers in 3 ms is found
  *     stuck 25 ms into a freeze instead of a second: that is the window in
  *     which new calls still land on it. Being stuck ejects nothing.
- *   - a silence: a call that fails (the caller decides which statuses
- *     count) after a silence longer than the stuck threshold, as every
- *     call held by a frozen or unreachable server does at its deadline,
- *     and as a tail call does when the deadline is inside the tail. One is
- *     no evidence: the endpoint goes on probation (one call at a time,
- *     not ejected) until its next success. A second failure in a row
- *     ejects it when its silence stands out among its peers: at most half
- *     of the aperture's members had such a failure lately
- *     (ap_health_group.h). When more did, the silences are the service's
- *     tail, and only the failure run below ejects.
+ *   - a silence: a run of failed calls (the caller decides which statuses
+ *     count) that began with a call failing after a silence longer than
+ *     the stuck threshold, as every call held by a frozen or unreachable
+ *     server does at its deadline, and as a tail call does when the
+ *     deadline is inside the tail. Its first failure is no evidence. Its
+ *     second (a call held beside it, or the next call sent there; no
+ *     success between) ejects the endpoint while its peers are quiet:
+ *     their calls' failure share, which the policy's sweep measures
+ *     (ap_health_sweep()), is known and below AP_HEALTH_QUIET_PPM
+ *     (ap_health_group.h). A member that stops among peers that answer
+ *     stands out at once; when the peers' calls fail too (their tail),
+ *     only the failure run below ejects.
  *   - the failure run: `eject_after_failures` calls in a row that failed
  *     eject the endpoint, silences or not (Finagle's failure accrual).
  * The first ejection lasts `ejection_ms`; after it the endpoint is on
@@ -55,12 +57,13 @@
  * failure run and the ejection and stores nothing but the progress time,
  * and that only when the clock's millisecond moved since the last one, so
  * calls ending on several cores do not keep taking the line from each
- * other; it never touches the group. A failure is one atomic add (the
- * run), and a failure after a silence a few more on the group.
+ * other; it never touches the group. A failure is two atomic adds (the
+ * run and the endpoint's failure count).
  */
 #ifndef AP_HEALTH_H
 #define AP_HEALTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
@@ -130,11 +133,17 @@ void ap_health_config_fit_defaults(ap_health_config *config, unsigned given);
  * (both cross-field entries always fit). NULL config is AP_EINVAL. */
 int ap_health_config_validate(const ap_health_config *config, ap_error *err);
 
+/* 1 when the config can change anything: ejection (eject_after_failures)
+ * or stuck detection (stuck_call_ms) is on; 0 when both are off (health
+ * switched off: callers may skip every health call, the clock included).
+ * NULL: 0. */
+int ap_health_config_active(const ap_health_config *config);
+
 typedef enum ap_health_state {
   AP_HEALTH_OK = 0,        /* usable */
   AP_HEALTH_EJECTED = 1,   /* out (a slot held); not usable until probation */
   AP_HEALTH_PROBATION = 2, /* usable for one call at a time: after an
-                              ejection, after a silence, or at the bound */
+                              ejection, or at the bound */
   AP_HEALTH_STUCK = 3      /* calls in flight and nothing ends */
 } ap_health_state;
 
@@ -144,9 +153,9 @@ const char *ap_health_state_name(ap_health_state state);
 typedef struct ap_health ap_health;
 
 /* A new endpoint's health: usable, no failures, in `group` (the other
- * members of its aperture: the bound and the peers' silences; it takes a
- * reference, and NULL means an endpoint alone: no bound, and its
- * silences always stand out). NULL when out of memory. Free with
+ * members of its aperture: the bound and the peers' failure share; it
+ * takes a reference, and NULL means an endpoint alone: no bound, and its
+ * peers always quiet). NULL when out of memory. Free with
  * ap_health_destroy(), which gives back a slot it holds. */
 ap_health *ap_health_create_in(ap_health_group *group);
 /* The same without a group. */
@@ -160,9 +169,9 @@ void ap_health_on_start(ap_health *health, int64_t outstanding_before,
                         int64_t now_ms);
 
 /* A call on the endpoint ended; `failed` nonzero when its status counts as
- * a failure (see top). Any end is progress. A success reinstates; a
- * failure adds to the run and, by the rules at the top, puts the endpoint
- * on probation or ejects it. NULL health or config is ignored. */
+ * a failure (see top). Any end is progress. A success reinstates and ends
+ * the run; a failure adds to the run and, by the rules at the top, may
+ * eject the endpoint. NULL health or config is ignored. */
 void ap_health_on_finish(ap_health *health, int failed,
                          const ap_health_config *config, int64_t now_ms);
 
@@ -176,6 +185,18 @@ void ap_health_record_latency(ap_health *health, int64_t latency_ms);
 uint32_t ap_health_stuck_threshold_ms(const ap_health *health,
                                       const ap_health_config *config);
 
+/* The sweep (the policy calls it every AP_HEALTH_SWEEP_MS, in one thread
+ * at a time, with its aperture's members): each member's failure share
+ * over its last window of at least AP_HEALTH_MIN_VOLUME ended calls
+ * (`calls_ended[i]`: calls ended on members[i] since it exists; its
+ * counted failures are its health's own), kept until its next whole
+ * window; the group's peer failure share is the lower median of the
+ * members' shares once at least half of them have one, unknown (-1)
+ * before. NULL members are skipped. AP_OK; AP_EINVAL on a NULL group, or
+ * NULL arrays with n > 0; AP_ENOMEM. */
+int ap_health_sweep(ap_health_group *group, ap_health *const *members,
+                    const uint64_t *calls_ended, size_t n, ap_error *err);
+
 /* A fresh start: the caller made a new connection to the endpoint (its
  * subchannel became READY again). Ends any ejection or probation (giving
  * back its slot), the failure run and the doubling; keeps the counters
@@ -183,8 +204,8 @@ uint32_t ap_health_stuck_threshold_ms(const ap_health *health,
 void ap_health_reset(ap_health *health, int64_t now_ms);
 
 /* Why the endpoint was last ejected: "failures" (a failure run), "stuck"
- * (two failures in a row after a silence that stood out among its
- * peers), "probe" (a probe after an ejection failed), "none" (never, or
+ * (a second failure in a run that began after a silence, the peers
+ * quiet), "probe" (a probe after an ejection failed), "none" (never, or
  * reset since). NULL: "none". */
 const char *ap_health_ejection_reason(const ap_health *health);
 
@@ -203,7 +224,7 @@ ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstandin
                                      const ap_health_config *config, int64_t *now_ms);
 
 /* 1 when a new call may go there: OK, or PROBATION with nothing in flight
- * (after an ejection, after a silence, or at the bound). */
+ * (after an ejection, or at the bound). */
 int ap_health_usable(ap_health_state state, int64_t outstanding);
 
 /* Ejections so far (0 for NULL). */

@@ -1,20 +1,15 @@
-/* ap_health_group: the bound on members out and the peers' silences. */
+/* ap_health_group: the bound on members out and the peers' failure share. */
 #include "policy/core/pick/ap_health_group.h"
 #include "policy/core/pick/ap_health_group_internal.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* A period's silent members: (period << 20) | count, so a period's first
- * count replaces the older period's word in one compare-and-swap. */
-#define COUNT_BITS 20
-#define COUNT_MASK ((UINT64_C(1) << COUNT_BITS) - 1)
-
 struct ap_health_group {
   _Atomic uint32_t refs;
   _Atomic uint32_t members;
-  _Atomic uint32_t out;         /* members holding a slot */
-  _Atomic uint64_t silent[2];   /* by period parity */
+  _Atomic uint32_t out;            /* members holding a slot */
+  _Atomic int64_t peer_failure_ppm; /* -1: unknown */
 };
 
 ap_health_group *ap_health_group_create(void) {
@@ -23,8 +18,7 @@ ap_health_group *ap_health_group_create(void) {
   atomic_init(&g->refs, 1);
   atomic_init(&g->members, 0);
   atomic_init(&g->out, 0);
-  atomic_init(&g->silent[0], 0);
-  atomic_init(&g->silent[1], 0);
+  atomic_init(&g->peer_failure_ppm, -1);
   return g;
 }
 
@@ -80,44 +74,17 @@ void ap_health_group_give_slot(ap_health_group *group) {
   }
 }
 
-int64_t ap_health_group_period(int64_t now_ms) {
-  return now_ms > 0 ? now_ms / AP_HEALTH_PEER_WINDOW_MS : 0;
+void ap_health_group_set_peer_failure_ppm(ap_health_group *group, int64_t ppm) {
+  if (group != NULL)
+    atomic_store_explicit(&group->peer_failure_ppm, ppm < 0 ? -1 : ppm, memory_order_relaxed);
 }
 
-void ap_health_group_count_silent(ap_health_group *group, int64_t period) {
-  if (group == NULL || period < 0) return;
-  _Atomic uint64_t *word = &group->silent[period & 1];
-  uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
-  for (;;) {
-    const int64_t held = (int64_t)(seen >> COUNT_BITS);
-    uint64_t next;
-    if (held == period) {
-      if ((seen & COUNT_MASK) == COUNT_MASK) return; /* saturated */
-      next = seen + 1;
-    } else if (held < period) {
-      next = ((uint64_t)period << COUNT_BITS) | 1; /* a newer period starts over */
-    } else {
-      return; /* older than what the word holds */
-    }
-    if (atomic_compare_exchange_weak_explicit(word, &seen, next, memory_order_relaxed,
-                                              memory_order_relaxed))
-      return;
-  }
+int64_t ap_health_group_peer_failure_ppm(const ap_health_group *group) {
+  return group ? atomic_load_explicit(&group->peer_failure_ppm, memory_order_relaxed) : -1;
 }
 
-uint32_t ap_health_group_silent(const ap_health_group *group, int64_t period) {
-  if (group == NULL || period < 0) return 0;
-  const uint64_t v = atomic_load_explicit(&group->silent[period & 1], memory_order_relaxed);
-  return (int64_t)(v >> COUNT_BITS) == period ? (uint32_t)(v & COUNT_MASK) : 0;
-}
-
-int ap_health_group_silence_stands_out(const ap_health_group *group, int64_t now_ms) {
+int ap_health_group_peers_quiet(const ap_health_group *group) {
   if (group == NULL) return 1;
-  const int64_t period = ap_health_group_period(now_ms);
-  uint32_t silent = ap_health_group_silent(group, period);
-  const uint32_t before = period > 0 ? ap_health_group_silent(group, period - 1) : 0;
-  if (before > silent) silent = before;
-  uint32_t members = atomic_load_explicit(&group->members, memory_order_relaxed);
-  if (members == 0) members = 1;
-  return silent <= members / 2;
+  const int64_t ppm = atomic_load_explicit(&group->peer_failure_ppm, memory_order_relaxed);
+  return ppm >= 0 && ppm < AP_HEALTH_QUIET_PPM;
 }

@@ -10,16 +10,18 @@
  *     time, and it takes a slot at its next failure once one is free
  *     (ap_health.h). First come, first served: the members ejected first
  *     keep their slots.
- *   - the peers' silences: which members recently had a call fail after a
- *     silence longer than their stuck threshold (ap_health.h). A member
- *     whose calls fail so while most of its peers' do not stands out (a
- *     frozen process, a dead path); when most members of the aperture have
- *     such failures, they are the service's latency tail, and a silence is
- *     no evidence against one of them. "Recently" is the current or the
- *     previous period of AP_HEALTH_PEER_WINDOW_MS.
+ *   - the peers' failure share: how often the aperture's members' calls
+ *     fail, as ap_health_sweep() last measured it (the lower median of
+ *     the members' shares, each over its last AP_HEALTH_MIN_VOLUME calls
+ *     or more; the policy sweeps every AP_HEALTH_SWEEP_MS). A silence on a
+ *     member counts as evidence only while that share is below
+ *     AP_HEALTH_QUIET_PPM (ap_health.h): a member that stops among peers
+ *     that answer stands out; when the peers' calls fail too (a service
+ *     whose deadlines sit inside its latency tail), a silence says nothing
+ *     of one member.
  * A member's health holds a reference on its group (ap_health_create_in).
- * Lock-free: the slots are one atomic count, the silences two atomic words
- * (one per period); the success path of a call touches neither.
+ * Lock-free: the slots are one atomic count and the peers' share one
+ * atomic word; the success path of a call touches neither.
  */
 #ifndef AP_HEALTH_GROUP_H
 #define AP_HEALTH_GROUP_H
@@ -30,14 +32,20 @@
 extern "C" {
 #endif
 
-/* The period over which the peers' silences are counted (ms). */
-#define AP_HEALTH_PEER_WINDOW_MS 10000
+/* How often the policy sweeps its members (ms). */
+#define AP_HEALTH_SWEEP_MS 1000
+/* Calls a member's share is taken over, at least (gRPC's outlier
+ * detection asks 50 for its failure-percentage ejection). */
+#define AP_HEALTH_MIN_VOLUME 50
+/* Below this failure share of the peers (parts per million: 0.5%), a
+ * silence counts as evidence. */
+#define AP_HEALTH_QUIET_PPM 5000
 
 typedef struct ap_health_group ap_health_group;
 
-/* A new group with one reference (the caller's) and no members yet (the
- * bound then counts the aperture as one member). NULL when out of
- * memory. */
+/* A new group with one reference (the caller's), no members yet (the
+ * bound then counts the aperture as one member) and the peers' failure
+ * share unknown. NULL when out of memory. */
 ap_health_group *ap_health_group_create(void);
 
 /* Takes / drops a reference; the last drop frees the group. NULL is
@@ -63,6 +71,16 @@ uint32_t ap_health_group_members_out(const ap_health_group *group);
  * detection); 0 when percent is 0 (no member is ever ejected). members 0
  * counts as 1. */
 uint32_t ap_health_max_members_out(uint32_t members, uint32_t max_ejection_percent);
+
+/* The peers' failure share in parts per million as the last sweep
+ * measured it; -1 while unknown (no sweep yet had enough calls) and for
+ * NULL. */
+int64_t ap_health_group_peer_failure_ppm(const ap_health_group *group);
+
+/* 1 when a silence counts as evidence: the group is NULL (a member alone)
+ * or its peers' failure share is known and below AP_HEALTH_QUIET_PPM; 0
+ * otherwise. */
+int ap_health_group_peers_quiet(const ap_health_group *group);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,10 @@ extern "C" {
  * silence or at the bound; NULL: 0). */
 uint32_t ap_health_ejection_length_ms(const ap_health *health);
 
+/* The endpoint's failure share over its last whole sweep window, ppm; -1
+ * before the first (and for NULL). */
+int64_t ap_health_failure_share_ppm(const ap_health *health);
+
 /* 1 when the endpoint holds one of its group's slots (ejected, or on
  * probation after an ejection); 0 otherwise and for NULL. */
 int ap_health_holds_slot(const ap_health *health);

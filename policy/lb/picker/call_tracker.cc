@@ -8,6 +8,7 @@ CallTracker::CallTracker(EndpointCounters* counters,
                          const ap_health_config& health, ap_pick_metric metric)
     : counters_(counters),
       health_(health),
+      health_on_(ap_health_config_active(&health) != 0),
       metric_(metric),
       // The pick's one atomic add; the health clock waits for Start(), so
       // a pick reads no clock for it.
@@ -19,9 +20,11 @@ CallTracker::~CallTracker() {
 
 void CallTracker::Start() {
   started_ = true;
-  start_ms_ = ap_health_now_ms();  // coarse: a few ns
-  // An idle endpoint starts its stuck clock (ap_health.h).
-  if (idle_before_) ap_health_on_start(counters_->health, 0, start_ms_);
+  if (health_on_) {
+    start_ms_ = ap_health_now_ms();  // coarse: a few ns
+    // An idle endpoint starts its stuck clock (ap_health.h).
+    if (idle_before_) ap_health_on_start(counters_->health, 0, start_ms_);
+  }
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
 }
 
@@ -59,11 +62,13 @@ void CallTracker::Finish(FinishArgs args) {
   if (!args.status.ok()) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
-  const int64_t now_ms = ap_health_now_ms();
-  // Successful calls only: a failure's latency is its deadline, not the
-  // member's speed.
-  if (args.status.ok()) ap_health_record_latency(counters_->health, now_ms - start_ms_);
-  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_, now_ms);
+  if (health_on_) {
+    const int64_t now_ms = ap_health_now_ms();
+    // Successful calls only: a failure's latency is its deadline, not the
+    // member's speed.
+    if (args.status.ok()) ap_health_record_latency(counters_->health, now_ms - start_ms_);
+    ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_, now_ms);
+  }
   if (metric_ == AP_PICK_PEAK_EWMA) {
     // Every end is a latency sample, failures included (as Finagle).
     counters_->FinishCall(start_ns_, ap_load_now_ns());

@@ -54,6 +54,9 @@ class CallTracker
   EndpointCounters* const counters_;
   // A copy: the tracker may outlive the picker and its config.
   const ap_health_config health_;
+  // Health switched off (ejectAfterFailures and stuckCallMs 0): no health
+  // call and no health clock at all.
+  const bool health_on_;
   const ap_pick_metric metric_;
   // No call was in flight on the endpoint before this one (its pick).
   const bool idle_before_;

@@ -23,6 +23,7 @@ AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
       choice_count_(choice_count),
       affinity_(std::move(affinity)),
       health_(health),
+      health_on_(ap_health_config_active(&health) != 0),
       metric_(static_cast<unsigned>(metric) < AP_PICK_METRIC_COUNT
                   ? metric
                   : AP_PICK_OUTSTANDING) {}
@@ -130,6 +131,9 @@ size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms,
 ap_candidate AperturePicker::Candidate(size_t slot, int64_t* now_ms) const {
   const EndpointCounters& counters = *slots_[slot].counters;
   const int64_t outstanding = counters.Outstanding();
+  if (!health_on_) {  // health switched off: every member usable
+    return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight, 1};
+  }
   const ap_health_state state =
       ap_health_check_lazy(counters.health, outstanding, &health_, now_ms);
   return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight,

@@ -98,6 +98,7 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   const uint32_t choice_count_;
   const std::unique_ptr<AffinityRouter> affinity_;
   const ap_health_config health_;
+  const bool health_on_;  // ap_health_config_active(health_)
   const ap_pick_metric metric_;
 };
 

@@ -79,6 +79,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
   void PublishStateLocked();
+  // The health sweep (ap_health_sweep): each member's failure share, and
+  // from them the peers' that tells a stop from the service's tail.
+  void SweepHealthLocked();
   // Peer discovery or the C API changed the coordinate (peer_tracker.h).
   void OnCoordinateInputsChangedLocked(const char* reason);
 
@@ -113,6 +116,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   Membership membership_;
   grpc_core::OrphanablePtr<SerializedTimer> membership_timer_;
   PeriodicTimer reresolution_timer_;  // reresolutionIntervalMs
+  PeriodicTimer health_sweep_timer_;  // AP_HEALTH_SWEEP_MS while health is on
   bool active_ = false;      // connections requested
   bool ever_ready_ = false;  // a READY picker was published
   bool syncing_ = false;
@@ -121,7 +125,8 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
 
 AperturePolicy::AperturePolicy(Args args)
     : LoadBalancingPolicy(std::move(args)),
-      reresolution_timer_(work_serializer()) {
+      reresolution_timer_(work_serializer()),
+      health_sweep_timer_(work_serializer()) {
   auto uri = ChannelTargetUri(channel_args());
   target_ = uri.has_value()
                 ? std::string(*uri)
@@ -159,6 +164,7 @@ void AperturePolicy::ShutdownLocked() {
   peers_->ShutdownLocked();
   membership_timer_.reset();
   reresolution_timer_.StopLocked();
+  health_sweep_timer_.StopLocked();
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
@@ -210,6 +216,11 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
       settings.reresolution_interval_ms,
       [this, self = Ref(DEBUG_LOCATION, "ReresolutionTimer")]() {
         channel_control_helper()->RequestReresolution();
+      });
+  health_sweep_timer_.ConfigureLocked(
+      ap_health_config_active(&settings.health) ? AP_HEALTH_SWEEP_MS : 0,
+      [this, self = Ref(DEBUG_LOCATION, "HealthSweepTimer")]() {
+        SweepHealthLocked();
       });
 
   if (!args.addresses.ok()) {
@@ -542,6 +553,24 @@ void AperturePolicy::PublishStateLocked() {
   state->peer_fingerprint = peers_->PeerFingerprint();
   state->coordinate_changes = peers_->coordinate_changes();
   publisher_->Publish(std::move(state));
+}
+
+void AperturePolicy::SweepHealthLocked() {
+  if (shutdown_) return;
+  std::vector<ap_health*> members;
+  std::vector<uint64_t> calls_ended;
+  members.reserve(endpoints_.size());
+  calls_ended.reserve(endpoints_.size());
+  for (const auto& kv : endpoints_) {
+    const EndpointCounters& c = *kv.second->counters();
+    members.push_back(c.health);
+    calls_ended.push_back(c.Picks() - static_cast<uint64_t>(c.Outstanding()));
+  }
+  ap_error err;
+  if (ap_health_sweep(health_group_.get(), members.data(), calls_ended.data(),
+                      members.size(), &err) != AP_OK) {
+    APERTURE_TRACE("[aperture %p] health sweep: %s", this, err.message);
+  }
 }
 
 void AperturePolicy::ExitIdleLocked() {

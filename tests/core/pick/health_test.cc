@@ -318,35 +318,6 @@ TEST(Health, StuckThresholdFollowsTheLatency) {
   EXPECT_EQ(ap_health_check(fast.get(), 2, &c, 99999), AP_HEALTH_OK);
 }
 
-// One failure that ends a silence longer than the stuck threshold is no
-// evidence by itself (a call in the latency tail, with a deadline inside
-// the tail, ends so too): probation, one call at a time, until the next
-// success. (It used to eject at once: AFailureAfterAStuckSpellEjectsAtOnce,
-// which this replaces.)
-TEST(Health, AFailureAfterASilenceIsProbationNotEjection) {
-  Health h(ap_health_create());
-  ap_health_config c = Config(5, 1000, 100);
-  ap_health_on_start(h.get(), 0, 0);
-  ap_health_on_finish(h.get(), 0, &c, 10);   // progress at 10
-  ap_health_on_finish(h.get(), 1, &c, 60);   // 50 ms after the last end
-  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 60), AP_HEALTH_OK);
-  ap_health_on_finish(h.get(), 1, &c, 361);  // 301 ms of silence
-  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 361), AP_HEALTH_PROBATION);
-  EXPECT_TRUE(ap_health_usable(AP_HEALTH_PROBATION, 0));
-  EXPECT_FALSE(ap_health_usable(AP_HEALTH_PROBATION, 1));
-  EXPECT_EQ(ap_health_ejections(h.get()), 0u);
-  EXPECT_FALSE(ap_health_holds_slot(h.get()));
-  ap_health_on_finish(h.get(), 0, &c, 362);  // the next call answers
-  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 362), AP_HEALTH_OK);
-  EXPECT_EQ(ap_health_failure_run(h.get()), 0u);
-  // With ejection off (ejectAfterFailures 0) nothing changes either.
-  Health off(ap_health_create());
-  const ap_health_config never = Config(0, 1000, 100);
-  ap_health_on_start(off.get(), 0, 0);
-  ap_health_on_finish(off.get(), 1, &never, 500);
-  EXPECT_EQ(ap_health_check(off.get(), 0, &never, 500), AP_HEALTH_OK);
-}
-
 struct GroupDeleter {
   void operator()(ap_health_group *g) const { ap_health_group_unref(g); }
 };
@@ -359,95 +330,196 @@ void FailAfterSilence(ap_health *h, const ap_health_config &c, int64_t start, in
   ap_health_on_finish(h, 1, &c, end);
 }
 
-// A second failure in a row after a silence ejects a member whose silence
-// stands out: at most half of its aperture's members had one lately.
-TEST(Health, ASecondFailureAfterASilenceEjectsWhenItStandsOut) {
-  Group g(ap_health_group_create());
-  ap_health_group_set_members(g.get(), 4);
-  Health h(ap_health_create_in(g.get()));
-  const ap_health_config c = Config(5, 1000, 100);
-  FailAfterSilence(h.get(), c, 1000, 1300);
-  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1300), AP_HEALTH_PROBATION);
-  EXPECT_EQ(ap_health_ejections(h.get()), 0u);
-  EXPECT_EQ(ap_health_group_members_out(g.get()), 0u);
-  // its one probe waits out its deadline too: out
-  FailAfterSilence(h.get(), c, 1301, 1601);
-  EXPECT_EQ(ap_health_check(h.get(), 0, &c, 1601), AP_HEALTH_EJECTED);
-  EXPECT_STREQ(ap_health_ejection_reason(h.get()), "stuck");
-  EXPECT_EQ(ap_health_ejections(h.get()), 1u);
-  EXPECT_TRUE(ap_health_holds_slot(h.get()));
-  EXPECT_EQ(ap_health_group_members_out(g.get()), 1u);
-  // two calls it held fail together (the second ends the same silence):
-  // the same evidence, at once
-  Health both(ap_health_create_in(g.get()));
-  ap_health_on_start(both.get(), 0, 1000);
-  ap_health_on_finish(both.get(), 1, &c, 1300);
-  ap_health_on_finish(both.get(), 1, &c, 1301);
-  EXPECT_EQ(ap_health_check(both.get(), 0, &c, 1301), AP_HEALTH_EJECTED);
-  EXPECT_EQ(ap_health_group_members_out(g.get()), 2u);
-  // a success in between breaks it: the slow call was the tail
-  Health tail(ap_health_create_in(g.get()));
-  FailAfterSilence(tail.get(), c, 1000, 1300);
-  ap_health_on_finish(tail.get(), 0, &c, 1302);
-  FailAfterSilence(tail.get(), c, 1303, 1603);
-  EXPECT_EQ(ap_health_check(tail.get(), 0, &c, 1603), AP_HEALTH_PROBATION);
-  EXPECT_EQ(ap_health_ejections(tail.get()), 0u);
-}
-
-// When more than half of the aperture's members fail after silences, the
-// silences are the service's latency tail: none of them is evidence, and
-// only a failure run ejects.
-TEST(Health, SilencesOnMostMembersAreTheTailNotEvidence) {
-  Group g(ap_health_group_create());
-  ap_health_group_set_members(g.get(), 4);
-  const ap_health_config c = Config(5, 1000, 100);
-  std::vector<Health> members;
-  for (int i = 0; i < 4; ++i) members.emplace_back(ap_health_create_in(g.get()));
-  for (int i = 0; i < 3; ++i) FailAfterSilence(members[i].get(), c, 1000, 1200 + i);
-  EXPECT_EQ(ap_health_group_silent(g.get(), ap_health_group_period(1202)), 3u);
-  ap_health *m = members[0].get();
-  for (int k = 0; k < 3; ++k) {  // failures 2, 3, 4 in a row, each after a silence
-    FailAfterSilence(m, c, 1300 + 300 * k, 1500 + 300 * k);
-    EXPECT_EQ(ap_health_check(m, 0, &c, 1500 + 300 * k), AP_HEALTH_PROBATION) << k;
+// A sweep over `members` after each ended `calls` more calls, of which
+// `failed[i]` failed (counted by the health itself, as on_finish does).
+void Sweep(ap_health_group *g, const std::vector<ap_health *> &members,
+           std::vector<uint64_t> *ended, uint64_t calls, const std::vector<int> &failed,
+           const ap_health_config &c) {
+  for (size_t i = 0; i < members.size(); ++i) {
+    for (int k = 0; k < failed[i]; ++k) {  // each failure alone: no run
+      ap_health_on_finish(members[i], 1, &c, 1);
+      ap_health_on_finish(members[i], 0, &c, 1);
+    }
+    ap_health_on_finish(members[i], 0, &c, 1);
+    (*ended)[i] += calls;
   }
-  EXPECT_EQ(ap_health_ejections(m), 0u);
-  FailAfterSilence(m, c, 2300, 2500);  // the fifth: the run ejects
-  EXPECT_EQ(ap_health_check(m, 0, &c, 2500), AP_HEALTH_EJECTED);
-  EXPECT_STREQ(ap_health_ejection_reason(m), "failures");
-  // two periods later the tail is forgotten: a silence stands out again
-  const int64_t later = 1000 + 2 * AP_HEALTH_PEER_WINDOW_MS;
-  ap_health *q = members[3].get();
-  FailAfterSilence(q, c, later, later + 200);
-  FailAfterSilence(q, c, later + 201, later + 401);
-  EXPECT_EQ(ap_health_check(q, 0, &c, later + 401), AP_HEALTH_EJECTED);
+  ASSERT_EQ(ap_health_sweep(g, members.data(), ended->data(), members.size(), nullptr), AP_OK);
 }
 
-// Each member is counted once a period; the current and the previous
-// period count, older ones are dropped.
-TEST(Health, TheGroupCountsSilentMembersPerPeriod) {
+// Four members in one group whose peers answer: the sweep found no
+// failures among their calls.
+struct QuietAperture {
+  Group group{ap_health_group_create()};
+  std::vector<Health> members;
+  std::vector<ap_health *> raw;
+  std::vector<uint64_t> ended;
+  explicit QuietAperture(const ap_health_config &c, int n = 4) {
+    ap_health_group_set_members(group.get(), n);
+    for (int i = 0; i < n; ++i) {
+      members.emplace_back(ap_health_create_in(group.get()));
+      raw.push_back(members.back().get());
+    }
+    ended.assign(n, 0);
+    Sweep(group.get(), raw, &ended, 100, std::vector<int>(n, 0), c);
+  }
+};
+
+// One failure that ends a silence longer than the stuck threshold is no
+// evidence by itself (a call in the latency tail, with a deadline inside
+// the tail, ends so too): nothing changes but the run. (It used to eject
+// at once: AFailureAfterAStuckSpellEjectsAtOnce, which this replaces.)
+TEST(Health, AFailureAfterASilenceAloneEjectsNothing) {
+  const ap_health_config c = Config(5, 1000, 100);
+  QuietAperture a(c);
+  ap_health *h = a.raw[0];
+  ap_health_on_start(h, 0, 0);
+  ap_health_on_finish(h, 0, &c, 10);   // progress at 10
+  ap_health_on_finish(h, 1, &c, 60);   // 50 ms after the last end
+  ap_health_on_finish(h, 0, &c, 61);
+  ap_health_on_finish(h, 1, &c, 361);  // 300 ms of silence
+  EXPECT_EQ(ap_health_check(h, 0, &c, 361), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_ejections(h), 0u);
+  ap_health_on_finish(h, 0, &c, 362);  // the next call answers: the run is over
+  ap_health_on_finish(h, 1, &c, 363);  // a failure after that starts afresh
+  EXPECT_EQ(ap_health_check(h, 0, &c, 363), AP_HEALTH_OK);
+  EXPECT_EQ(ap_health_failure_run(h), 1u);
+  // With ejection off (ejectAfterFailures 0) nothing changes either.
+  Health off(ap_health_create());
+  const ap_health_config never = Config(0, 1000, 100);
+  FailAfterSilence(off.get(), never, 0, 500);
+  ap_health_on_finish(off.get(), 1, &never, 501);
+  EXPECT_EQ(ap_health_check(off.get(), 0, &never, 501), AP_HEALTH_OK);
+}
+
+// A second failure in a run that began after a silence ejects while the
+// peers are quiet (the sweep found their calls answering): a frozen
+// member's held calls, or the next call sent there.
+TEST(Health, ASecondFailureAfterASilenceEjectsWhileThePeersAnswer) {
+  const ap_health_config c = Config(5, 1000, 100);
+  QuietAperture a(c);
+  ASSERT_EQ(ap_health_group_peer_failure_ppm(a.group.get()), 0);
+  ASSERT_TRUE(ap_health_group_peers_quiet(a.group.get()));
+  ap_health *h = a.raw[0];
+  FailAfterSilence(h, c, 1000, 1300);
+  EXPECT_EQ(ap_health_check(h, 0, &c, 1300), AP_HEALTH_OK);
+  ap_health_on_start(h, 0, 1301);  // the next call sent there fails too
+  ap_health_on_finish(h, 1, &c, 1601);
+  EXPECT_EQ(ap_health_check(h, 0, &c, 1601), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(h), "stuck");
+  EXPECT_EQ(ap_health_ejections(h), 1u);
+  EXPECT_TRUE(ap_health_holds_slot(h));
+  EXPECT_EQ(ap_health_group_members_out(a.group.get()), 1u);
+  // two calls it held fail together: the same evidence, at once
+  ap_health *both = a.raw[1];
+  ap_health_on_start(both, 0, 1000);
+  ap_health_on_finish(both, 1, &c, 1300);
+  ap_health_on_finish(both, 1, &c, 1301);
+  EXPECT_EQ(ap_health_check(both, 0, &c, 1301), AP_HEALTH_EJECTED);
+  EXPECT_EQ(ap_health_group_members_out(a.group.get()), 2u);
+  // a success in between ends it: the slow call was the tail
+  ap_health *tail = a.raw[2];
+  FailAfterSilence(tail, c, 1000, 1300);
+  ap_health_on_finish(tail, 0, &c, 1302);
+  ap_health_on_finish(tail, 1, &c, 1303);
+  EXPECT_EQ(ap_health_check(tail, 0, &c, 1303), AP_HEALTH_OK);
+  // failures that began without a silence are the failure run's only
+  ap_health *fast = a.raw[3];
+  ap_health_on_start(fast, 0, 1999);
+  for (int k = 0; k < 4; ++k) ap_health_on_finish(fast, 1, &c, 2000 + k);
+  EXPECT_EQ(ap_health_check(fast, 0, &c, 2003), AP_HEALTH_OK);
+}
+
+// Until the sweep knows the peers (no sweep yet, or too few calls), or
+// when their calls fail too (a service with deadlines inside its latency
+// tail), a silence is no evidence and only the failure run ejects.
+TEST(Health, WhenThePeersFailTooOnlyTheFailureRunEjects) {
+  const ap_health_config c = Config(5, 1000, 100);
   Group g(ap_health_group_create());
   ap_health_group_set_members(g.get(), 4);
-  const ap_health_config c = Config(100, 1000, 100);
-  Health a(ap_health_create_in(g.get())), b(ap_health_create_in(g.get()));
-  const int64_t t = 5 * AP_HEALTH_PEER_WINDOW_MS;
-  for (int k = 0; k < 5; ++k) FailAfterSilence(a.get(), c, t + 300 * k, t + 300 * k + 200);
-  FailAfterSilence(b.get(), c, t, t + 200);
-  const int64_t p = ap_health_group_period(t);
-  EXPECT_EQ(ap_health_group_silent(g.get(), p), 2u);
-  EXPECT_TRUE(ap_health_group_silence_stands_out(g.get(), t + 2000));  // 2 of 4
-  FailAfterSilence(b.get(), c, t + AP_HEALTH_PEER_WINDOW_MS, t + AP_HEALTH_PEER_WINDOW_MS + 200);
-  EXPECT_EQ(ap_health_group_silent(g.get(), p + 1), 1u);
-  EXPECT_EQ(ap_health_group_silent(g.get(), p), 2u);  // still held
-  ap_health_group_count_silent(g.get(), p - 1);      // older than both: dropped
-  EXPECT_EQ(ap_health_group_silent(g.get(), p - 1), 0u);
-  Health d(ap_health_create_in(g.get()));
-  FailAfterSilence(d.get(), c, t + 200, t + 400);  // late, in period p: 3 of 4
-  EXPECT_FALSE(ap_health_group_silence_stands_out(g.get(), t + AP_HEALTH_PEER_WINDOW_MS));
-  EXPECT_EQ(ap_health_group_silent(g.get(), p + 2), 0u);  // not yet
-  EXPECT_TRUE(ap_health_group_silence_stands_out(g.get(), t + 3 * AP_HEALTH_PEER_WINDOW_MS));
-  EXPECT_EQ(ap_health_group_period(-5), 0);
-  EXPECT_EQ(ap_health_group_silent(nullptr, p), 0u);
-  EXPECT_TRUE(ap_health_group_silence_stands_out(nullptr, t));
+  std::vector<Health> m;
+  std::vector<ap_health *> raw;
+  for (int i = 0; i < 4; ++i) {
+    m.emplace_back(ap_health_create_in(g.get()));
+    raw.push_back(m.back().get());
+  }
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), -1);  // unknown
+  EXPECT_FALSE(ap_health_group_peers_quiet(g.get()));
+  FailAfterSilence(raw[0], c, 1000, 1300);
+  FailAfterSilence(raw[0], c, 1301, 1601);
+  EXPECT_EQ(ap_health_check(raw[0], 0, &c, 1601), AP_HEALTH_OK);
+  std::vector<uint64_t> ended(4, 0);
+  Sweep(g.get(), raw, &ended, 100, {10, 8, 12, 10}, c);  // 8-12% fail
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), 100000);  // lower median
+  EXPECT_FALSE(ap_health_group_peers_quiet(g.get()));
+  ap_health *h = raw[1];
+  for (int k = 0; k < 4; ++k) {  // failures 1..4 of a run after a silence
+    FailAfterSilence(h, c, 2000 + 300 * k, 2200 + 300 * k);
+    EXPECT_EQ(ap_health_check(h, 0, &c, 2200 + 300 * k), AP_HEALTH_OK) << k;
+  }
+  EXPECT_EQ(ap_health_ejections(h), 0u);
+  FailAfterSilence(h, c, 3200, 3400);  // the fifth: the run ejects
+  EXPECT_EQ(ap_health_check(h, 0, &c, 3400), AP_HEALTH_EJECTED);
+  EXPECT_STREQ(ap_health_ejection_reason(h), "failures");
+}
+
+// The sweep: each member's share over a whole window of at least
+// AP_HEALTH_MIN_VOLUME ended calls, kept until its next whole window; the
+// peers' share is the lower median once half of the members have one.
+TEST(Health, TheSweepTakesTheLowerMedianOfWholeWindows) {
+  const ap_health_config c = Config(1000, 1000, 100);
+  Group g(ap_health_group_create());
+  std::vector<Health> m;
+  std::vector<ap_health *> raw;
+  for (int i = 0; i < 4; ++i) {
+    m.emplace_back(ap_health_create_in(g.get()));
+    raw.push_back(m.back().get());
+  }
+  std::vector<uint64_t> ended(4, 0);
+  // 49 calls each: no window is whole yet
+  Sweep(g.get(), raw, &ended, AP_HEALTH_MIN_VOLUME - 1, {1, 1, 1, 1}, c);
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), -1);
+  EXPECT_EQ(ap_health_failure_share_ppm(raw[0]), -1);
+  // one more call each: 50, with 1 and 2 failures: whole windows
+  Sweep(g.get(), raw, &ended, 1, {0, 1, 0, 1}, c);
+  EXPECT_EQ(ap_health_failure_share_ppm(raw[0]), 20000);  // 1 of 50
+  EXPECT_EQ(ap_health_failure_share_ppm(raw[1]), 40000);  // 2 of 50
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), 20000);
+  // a frozen member (all its calls fail) among answering ones: the lower
+  // median is the peers'
+  Sweep(g.get(), raw, &ended, 100, {100, 0, 0, 0}, c);
+  EXPECT_EQ(ap_health_failure_share_ppm(raw[0]), 1000000);
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), 0);
+  EXPECT_TRUE(ap_health_group_peers_quiet(g.get()));
+  // two of four failing (a partition): still the answering half's
+  Sweep(g.get(), raw, &ended, 100, {100, 100, 0, 0}, c);
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), 0);
+  // a member with too few new calls keeps its last share
+  Sweep(g.get(), raw, &ended, 10, {10, 0, 0, 0}, c);
+  EXPECT_EQ(ap_health_failure_share_ppm(raw[0]), 1000000);
+  // new members without a share: unknown until half of them have one
+  Health late1(ap_health_create_in(g.get())), late2(ap_health_create_in(g.get())),
+      late3(ap_health_create_in(g.get())), late4(ap_health_create_in(g.get())),
+      late5(ap_health_create_in(g.get()));
+  std::vector<ap_health *> more = raw;
+  for (ap_health *x : {late1.get(), late2.get(), late3.get(), late4.get(), late5.get()})
+    more.push_back(x);
+  std::vector<uint64_t> more_ended = ended;
+  more_ended.resize(9, 0);
+  ASSERT_EQ(ap_health_sweep(g.get(), more.data(), more_ended.data(), 9, nullptr), AP_OK);
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), -1);  // 4 of 9 known
+  // NULL members are skipped; bad arguments are refused
+  more[8] = nullptr;
+  ASSERT_EQ(ap_health_sweep(g.get(), more.data(), more_ended.data(), 9, nullptr), AP_OK);
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), 0);  // 4 of 8 known
+  ap_error err;
+  EXPECT_EQ(ap_health_sweep(nullptr, raw.data(), ended.data(), 4, &err), AP_EINVAL);
+  EXPECT_EQ(ap_health_sweep(g.get(), nullptr, ended.data(), 4, &err), AP_EINVAL);
+  EXPECT_EQ(ap_health_sweep(g.get(), raw.data(), nullptr, 4, &err), AP_EINVAL);
+  EXPECT_EQ(ap_health_sweep(g.get(), nullptr, nullptr, 0, &err), AP_OK);
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(g.get()), -1);  // no members: unknown
+  EXPECT_EQ(ap_health_group_peer_failure_ppm(nullptr), -1);
+  EXPECT_TRUE(ap_health_group_peers_quiet(nullptr));  // alone: nothing to compare
+  EXPECT_EQ(ap_health_failure_share_ppm(nullptr), -1);
 }
 
 // What maxEjectionPercent means at 4, 12 and 100 members: the default half
