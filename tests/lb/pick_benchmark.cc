@@ -88,7 +88,7 @@ aperture_lb::AperturePicker* PickerFor(size_t n, ap_pick_metric metric,
     }
     picker = std::make_unique<aperture_lb::AperturePicker>(
         std::move(slots), aperture_lb::PickTablePtr(table), 2, nullptr, config,
-        metric);
+        metric, group.get());
   }
   return picker.get();
 }

@@ -154,8 +154,9 @@ ap_health *ap_health_create(void) { return ap_health_create_in(NULL); }
 
 void ap_health_destroy(ap_health *health) {
   if (health == NULL) return;
-  if (holds_slot(atomic_load_explicit(&health->ejection, memory_order_relaxed)))
-    ap_health_group_give_slot(health->group);
+  const int64_t state = atomic_load_explicit(&health->ejection, memory_order_relaxed);
+  if (holds_slot(state)) ap_health_group_give_slot(health->group);
+  if (state != 0) ap_health_group_member_back(health->group);
   ap_health_group_unref(health->group);
   free(health);
 }
@@ -188,8 +189,11 @@ uint32_t ap_health_stuck_threshold_ms(const ap_health *health, const ap_health_c
  * concurrent end changed the state first. */
 static void probation(ap_health *h, int64_t seen, int64_t now_ms) {
   if (seen != 0 && !holds_slot(seen) && until_of(seen) <= now_ms) return; /* already */
-  atomic_compare_exchange_strong_explicit(&h->ejection, &seen, pack(now_ms, 0),
-                                          memory_order_relaxed, memory_order_relaxed);
+  const int was_in = seen == 0;
+  if (atomic_compare_exchange_strong_explicit(&h->ejection, &seen, pack(now_ms, 0),
+                                              memory_order_relaxed, memory_order_relaxed) &&
+      was_in)
+    ap_health_group_member_away(h->group);
 }
 
 /* Ejects from now unless a concurrent end changed the state first (one
@@ -206,7 +210,7 @@ static void eject(ap_health *h, int64_t seen, uint32_t reason, const ap_health_c
   }
   if (len > c->max_ejection_ms) len = c->max_ejection_ms >= c->ejection_ms ? c->max_ejection_ms
                                                                         : c->ejection_ms;
-  const int had_slot = holds_slot(seen);
+  const int had_slot = holds_slot(seen), was_in = seen == 0;
   if (!had_slot && !ap_health_group_take_slot(h->group, c->max_ejection_percent)) {
     probation(h, seen, now_ms); /* the bound: stays in, one call at a time */
     return;
@@ -217,6 +221,7 @@ static void eject(ap_health *h, int64_t seen, uint32_t reason, const ap_health_c
     atomic_store_explicit(&h->ejection_len_ms, (uint32_t)len, memory_order_relaxed);
     atomic_store_explicit(&h->reason, reason, memory_order_relaxed);
     atomic_fetch_add_explicit(&h->ejections, 1, memory_order_relaxed);
+    if (was_in) ap_health_group_member_away(h->group);
   } else if (!had_slot) {
     ap_health_group_give_slot(h->group);
   }
@@ -226,9 +231,9 @@ static void eject(ap_health *h, int64_t seen, uint32_t reason, const ap_health_c
 static void reinstate(ap_health *h) {
   const int64_t old = atomic_exchange_explicit(&h->ejection, 0, memory_order_relaxed);
   if (holds_slot(old)) ap_health_group_give_slot(h->group);
+  if (old != 0) ap_health_group_member_back(h->group);
   atomic_store_explicit(&h->ejection_len_ms, 0, memory_order_relaxed);
 }
-
 
 void ap_health_on_finish(ap_health *health, int failed, const ap_health_config *config,
                          int64_t now_ms) {
@@ -323,6 +328,15 @@ int ap_health_sweep(ap_health_group *group, ap_health *const *members,
 
 int64_t ap_health_failure_share_ppm(const ap_health *health) {
   return health ? health->share_ppm : -1;
+}
+
+void ap_health_on_idle_success(ap_health *health) {
+  if (health == NULL) return;
+  if (atomic_load_explicit(&health->failure_run, memory_order_relaxed) != 0) {
+    atomic_store_explicit(&health->failure_run, 0, memory_order_relaxed);
+    atomic_store_explicit(&health->silent_run, 0, memory_order_relaxed);
+  }
+  if (atomic_load_explicit(&health->ejection, memory_order_relaxed) != 0) reinstate(health);
 }
 
 void ap_health_record_latency(ap_health *health, int64_t latency_ms) {

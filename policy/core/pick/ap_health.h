@@ -175,9 +175,23 @@ void ap_health_on_start(ap_health *health, int64_t outstanding_before,
 void ap_health_on_finish(ap_health *health, int failed,
                          const ap_health_config *config, int64_t now_ms);
 
+/* A call ended as a success, or in a status that does not count as a
+ * failure, and left the endpoint with no call in flight: ends the failure
+ * run and any ejection or probation, as ap_health_on_finish() does,
+ * without the clock. The progress time needs none here: nothing is in
+ * flight to be stuck, and the next call's start stamps it
+ * (ap_health_on_start). NULL is ignored. */
+void ap_health_on_idle_success(ap_health *health);
+
+/* Callers time one call in AP_HEALTH_LATENCY_SAMPLE for the latency EWMA
+ * (two clock reads a sample): before the first sample the threshold is
+ * stuckCallMs. */
+#define AP_HEALTH_LATENCY_SAMPLE 16
+
 /* A successful call's latency (ms, the caller's clock; negative values are
- * ignored) into the endpoint's EWMA (weight 1/8), which sets its stuck
- * threshold. Concurrent updates may lose a sample; never a torn value. */
+ * ignored) into the endpoint's EWMA (weight 1/8 a sample), which sets its
+ * stuck threshold. Concurrent updates may lose a sample; never a torn
+ * value. */
 void ap_health_record_latency(ap_health *health, int64_t latency_ms);
 
 /* The stuck threshold in ms for this endpoint now (see top); 0 when stuck

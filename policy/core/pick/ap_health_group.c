@@ -9,6 +9,7 @@ struct ap_health_group {
   _Atomic uint32_t refs;
   _Atomic uint32_t members;
   _Atomic uint32_t out;            /* members holding a slot */
+  _Atomic uint32_t away;           /* members ejected or on probation */
   _Atomic int64_t peer_failure_ppm; /* -1: unknown */
 };
 
@@ -18,6 +19,7 @@ ap_health_group *ap_health_group_create(void) {
   atomic_init(&g->refs, 1);
   atomic_init(&g->members, 0);
   atomic_init(&g->out, 0);
+  atomic_init(&g->away, 0);
   atomic_init(&g->peer_failure_ppm, -1);
   return g;
 }
@@ -71,6 +73,23 @@ void ap_health_group_give_slot(ap_health_group *group) {
   while (out > 0 && !atomic_compare_exchange_weak_explicit(&group->out, &out, out - 1,
                                                            memory_order_relaxed,
                                                            memory_order_relaxed)) {
+  }
+}
+
+int ap_health_group_all_in(const ap_health_group *group) {
+  return group != NULL && atomic_load_explicit(&group->away, memory_order_relaxed) == 0;
+}
+
+void ap_health_group_member_away(ap_health_group *group) {
+  if (group != NULL) atomic_fetch_add_explicit(&group->away, 1, memory_order_relaxed);
+}
+
+void ap_health_group_member_back(ap_health_group *group) {
+  if (group == NULL) return;
+  uint32_t away = atomic_load_explicit(&group->away, memory_order_relaxed);
+  while (away > 0 && !atomic_compare_exchange_weak_explicit(&group->away, &away, away - 1,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed)) {
   }
 }
 

@@ -65,6 +65,13 @@ uint32_t ap_health_group_members(const ap_health_group *group);
  * (0 for NULL). */
 uint32_t ap_health_group_members_out(const ap_health_group *group);
 
+/* 1 when no member of the group is ejected or on probation (every one of
+ * them plainly in, as far as the last transitions tell): a pick may then
+ * take an idle member as usable without reading its health. 0 otherwise,
+ * and for NULL. One atomic load of a word every pick reads and only
+ * ejections and reinstatements write. */
+int ap_health_group_all_in(const ap_health_group *group);
+
 /* How many members may be out at once at `members` members and
  * `max_ejection_percent` (0..100): floor(members x percent / 100), at
  * least 1 when percent is above 0 (as Envoy's and gRPC's outlier

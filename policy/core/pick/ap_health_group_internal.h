@@ -22,6 +22,11 @@ int ap_health_group_take_slot(ap_health_group *group, uint32_t max_ejection_perc
  * ignored. */
 void ap_health_group_give_slot(ap_health_group *group);
 
+/* A member left "in" (ejected, or on probation) / came back in. NULL is
+ * ignored. */
+void ap_health_group_member_away(ap_health_group *group);
+void ap_health_group_member_back(ap_health_group *group);
+
 /* Stores the peers' failure share (ppm; -1: unknown), as a sweep measured
  * it. NULL is ignored. */
 void ap_health_group_set_peer_failure_ppm(ap_health_group *group, int64_t ppm);

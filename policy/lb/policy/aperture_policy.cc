@@ -503,7 +503,7 @@ void AperturePolicy::UpdatePickerLocked() {
         std::move(slots), choice_count, affinity_.MakeRouter(census.affinity),
         config_ != nullptr ? config_->settings().health
                            : ApertureSettings::DefaultHealthConfig(),
-        metric);
+        metric, health_group_.get());
     if (!picker.ok()) {
       EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;

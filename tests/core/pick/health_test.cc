@@ -588,6 +588,35 @@ TEST(Health, TheBoundKeepsMembersInFirstComeFirstServed) {
   EXPECT_EQ(ap_health_group_members_out(g.get()), 0u);
 }
 
+// The group knows when every member is plainly in (none ejected, none on
+// probation), so a pick may take an idle member as usable without reading
+// its health: every way out and back in keeps that count.
+TEST(Health, TheGroupKnowsWhenEveryMemberIsIn) {
+  Group g(ap_health_group_create());
+  ap_health_group_set_members(g.get(), 2);  // at most 1 out (50%)
+  const ap_health_config c = Config(2, 1000, 0);
+  Health a(ap_health_create_in(g.get())), b(ap_health_create_in(g.get()));
+  EXPECT_TRUE(ap_health_group_all_in(g.get()));
+  ap_health_on_finish(a.get(), 1, &c, 10);
+  ap_health_on_finish(a.get(), 1, &c, 11);  // ejected
+  EXPECT_FALSE(ap_health_group_all_in(g.get()));
+  ap_health_on_finish(b.get(), 1, &c, 20);
+  ap_health_on_finish(b.get(), 1, &c, 21);  // at the bound: probation
+  EXPECT_EQ(ap_health_check(b.get(), 0, &c, 21), AP_HEALTH_PROBATION);
+  ap_health_on_finish(a.get(), 1, &c, 2000);  // a failed probe: still out
+  ap_health_on_finish(a.get(), 0, &c, 2001);  // back
+  EXPECT_FALSE(ap_health_group_all_in(g.get()));  // b is still on probation
+  ap_health_reset(b.get(), 2002);                 // b reconnects
+  EXPECT_TRUE(ap_health_group_all_in(g.get()));
+  ap_health_on_finish(a.get(), 1, &c, 3000);
+  ap_health_on_finish(a.get(), 1, &c, 3001);  // out again
+  EXPECT_FALSE(ap_health_group_all_in(g.get()));
+  a.reset();  // leaves while out
+  EXPECT_TRUE(ap_health_group_all_in(g.get()));
+  EXPECT_EQ(ap_health_group_members_out(g.get()), 0u);
+  EXPECT_FALSE(ap_health_group_all_in(nullptr));  // unknown: look at each
+}
+
 // maxEjectionPercent 0: never ejected; a member that would be is kept on
 // probation instead. Without a group there is no bound.
 TEST(Health, ZeroPercentNeverEjectsAndNoGroupHasNoBound) {
