@@ -12,8 +12,8 @@ extern "C" {
 #endif
 
 /* The length of the current ejection in ms, its probation included (0
- * when the endpoint is in, or on probation without an ejection: after a
- * silence or at the bound; NULL: 0). */
+ * when the endpoint is in, or on probation at the bound without an
+ * ejection; NULL: 0). */
 uint32_t ap_health_ejection_length_ms(const ap_health *health);
 
 /* The endpoint's failure share over its last whole sweep window, ppm; -1
