@@ -4,12 +4,13 @@
  * clients' summaries, and prints a report (table, or JSON with --json)
  * plus an SVG chart.
  *
- *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|skew|gray|all]
+ *   fleet [--scenario balance|multi-service|slow-backend|kill|churn|restart|remove|throughput|churn-grid|peers|xds|deploy|affinity|soak|unequal|skew|gray|tail|all]
  *         [--modes m1,m2,...] [--servers N] [--clients M] [--rate QPS]
  *         [--duration-s S] [--concurrency K] [--min-aperture A] [--grace-ms G] [--json]
  *         [--points N:C:A,...] [--affinity sticky,hash] [--svg PATH] [--out-dir DIR]
  *         [--network loopback|netns]
  *         [--faults f1,f2,...] [--calls N] [--fault-s S] [--client-rates R1,R2,...]
+ *         [--tail-share F] [--tail-ms N] [--deadline-ms N] [--tail-seed S]
  *
  * --network (fleet_net.h): loopback (default), every process in the
  * runner's namespace; netns (fleet_netns.h, root only), every server and
@@ -50,6 +51,10 @@
  * link-down, partition, no-answer, slow) for --fault-s and measures, per
  * fault and mode, failures, latency and how soon the server loses and
  * regains its traffic (--calls per run); it is not part of `all`.
+ * tail (fleet_tail.h) runs healthy servers with a seeded latency tail and
+ * deadlines inside it, and measures per mode what the gray-failure
+ * defenses cost there: ejections, load per server and in the busiest
+ * second, failed calls beside round_robin's; it is not part of `all`.
  * The JSON report is also written to <out-dir>/report.json.
  * Every child runs in its own process group and dies with the runner;
  * SIGINT/SIGTERM and every exit path stop them all.
@@ -77,6 +82,7 @@
 #include "interop/fleet/fleet_dnsmasq.h"
 #include "interop/fleet/fleet_flags.h"
 #include "interop/fleet/fleet_gray.h"
+#include "interop/fleet/fleet_tail.h"
 #include "interop/fleet/fleet_kill.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_multi_service.h"
@@ -183,6 +189,8 @@ static const fleet_scenario kScenarios[] = {
      io_fleet_skew_write_table, 0, 0},
     {"gray", io_fleet_gray_scenario, NULL, io_fleet_gray_check, io_fleet_gray_write_json,
      io_fleet_gray_write_table, 1, 0},
+    {"tail", io_fleet_tail_scenario, NULL, io_fleet_tail_check, io_fleet_tail_write_json,
+     io_fleet_tail_write_table, 1, 0},
     {"all", run_all, NULL, NULL, report_json, report_table, 0, 0},
 };
 #define N_SCENARIOS ((int)(sizeof(kScenarios) / sizeof(kScenarios[0])))

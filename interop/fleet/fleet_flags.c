@@ -11,6 +11,7 @@
 #include "interop/fleet/fleet_gray.h"
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_skew.h"
+#include "interop/fleet/fleet_tail.h"
 #include "interop/fleet/fleet_timeline.h"
 #include "interop/fleet/fleet_unequal.h"
 #include "interop/fleet/fleet_xds.h"
@@ -38,6 +39,9 @@ void io_fleet_usage(const char *const *names, size_t n) {
           "      modes (default " FLEET_SKEW_DEFAULT_MODES "), orca also without the mechanism\n"
           "gray: [--faults " FLEET_GRAY_DEFAULT_FAULTS "] [--calls N] (per run, default 20000)\n"
           "      [--fault-s S] (default 10); modes " FLEET_GRAY_DEFAULT_MODES "\n"
+          "tail: [--tail-share F] (default 0.1) [--tail-ms N] (200) [--deadline-ms N] (100)\n"
+          "      [--tail-seed S] (1); --servers 4, --clients 1, --concurrency 2, --duration-s 10;\n"
+          "      modes " FLEET_TAIL_DEFAULT_MODES "\n"
           "modes: continuous discrete random vdc smooth mesh stable (aperture) round_robin pick_first\n");
 }
 
@@ -97,6 +101,15 @@ int io_fleet_parse_flags(int argc, char **argv, const char *const *names, size_t
       a->client_rates = v;
     } else if ((r = io_flag_match(argc, argv, &i, "calls", &v)) != 0) {
       if (r < 0 || io_flag_long("calls", v, 100, 100000000, &a->calls) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "tail-share", &v)) != 0) {
+      if (r < 0 || io_flag_double("tail-share", v, 0, 1, &a->tail_share) != 0) return 2;
+      a->has_tail_share = 1;
+    } else if ((r = io_flag_match(argc, argv, &i, "tail-ms", &v)) != 0) {
+      if (r < 0 || io_flag_long("tail-ms", v, 1, 60000, &a->tail_ms) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "deadline-ms", &v)) != 0) {
+      if (r < 0 || io_flag_long("deadline-ms", v, 1, 60000, &a->deadline_ms) != 0) return 2;
+    } else if ((r = io_flag_match(argc, argv, &i, "tail-seed", &v)) != 0) {
+      if (r < 0 || io_flag_long("tail-seed", v, 1, 2147483647, &a->tail_seed) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "fault-s", &v)) != 0) {
       if (r < 0 || io_flag_double("fault-s", v, 0.2, 120, &a->fault_s) != 0) return 2;
     } else if ((r = io_flag_match(argc, argv, &i, "svg", &v)) != 0) {

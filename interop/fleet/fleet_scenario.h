@@ -31,6 +31,11 @@ typedef struct fleet_args {
   double fault_s;                   /* --fault-s: how long a fault lasts (gray) */
   const char *faults;               /* --faults, comma separated (gray) */
   const char *client_rates;         /* --client-rates, comma separated (skew) */
+  double tail_share;                /* --tail-share (tail), when has_tail_share */
+  int has_tail_share;
+  long tail_ms;                     /* --tail-ms (tail) */
+  long deadline_ms;                 /* --deadline-ms (tail) */
+  long tail_seed;                   /* --tail-seed (tail) */
 } fleet_args;
 
 /* What scenarios measured, for the report writers. The fleet report's

@@ -5,7 +5,7 @@
  *          [--extra-latency-ms N] [--threads T] [--stats-file PATH]
  *          [--stats-interval-ms N] [--capacity F] [--work-us W] [--cpu-quota Q]
  *          [--orca | --no-orca] [--capacity-qps Q]
- *          [--slow-latency-ms N]
+ *          [--slow-latency-ms N] [--tail-share F --tail-ms N [--tail-seed S]]
  *
  * Prints `listening HOST:PORT` on stdout once serving (port 0 = ephemeral).
  * Every answer carries a `hostname` initial metadata entry. The
@@ -33,7 +33,9 @@
  * shut the server down gracefully (GOAWAY; calls in flight get
  * --shutdown-grace-ms to finish) and it exits with status 0.
  * --slow-latency-ms N: SIGUSR1 adds N ms to every call, SIGUSR2 takes it
- * off (slow_toggle.h).
+ * off (slow_toggle.h). --tail-share F --tail-ms N: a seeded share F of the
+ * TestService calls waits N ms more (latency_tail.h; --tail-seed S, default
+ * 1); the stats count them as "tail_calls".
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -55,6 +57,7 @@
 #include "grpc/testing/empty.pb-c.h"
 #include "grpc/testing/messages.pb-c.h"
 #include "interop/testing/channelz_tracker.h"
+#include "interop/testing/latency_tail.h"
 #include "interop/common/delay_queue.h"
 #include "interop/common/flags.h"
 #include "interop/common/json_write.h"
@@ -93,6 +96,9 @@ typedef struct options {
   int orca, no_orca;
   double capacity_qps;        /* --capacity-qps: rate-based report; 0: none */
   long slow_latency_ms;       /* --slow-latency-ms (slow_toggle.h); 0: off */
+  double tail_share;          /* --tail-share (latency_tail.h); 0: no tail */
+  long tail_ms;               /* --tail-ms */
+  long tail_seed;             /* --tail-seed */
 } options;
 
 typedef struct server_state {
@@ -116,6 +122,7 @@ typedef struct server_state {
   int64_t work_cost_ns;      /* the work's expected CPU time */
   int orca;                  /* 1: send the ORCA trailer */
   server_load load;
+  latency_tail *tail;        /* --tail-share, --tail-ms */
 } server_state;
 
 typedef struct worker {
@@ -378,7 +385,8 @@ static void handle_new_call(call_slot *s) {
   build_answer(s, &b);
   long delay_ms = b.sleep_ms + (s->method == M_HEALTH
                                     ? 0
-                                    : st->opt.extra_latency_ms + io_slow_toggle_extra_ms());
+                                    : st->opt.extra_latency_ms + io_slow_toggle_extra_ms() +
+                                          io_latency_tail_next_ms(st->tail));
   int64_t delay_ns = (int64_t)delay_ms * 1000000LL;
   int64_t now = io_delay_queue_now_ns();
   int64_t ready = now;
@@ -474,6 +482,7 @@ static void write_stats(FILE *f, void *arg) {
     first = 0;
   }
   fprintf(f, "},\"delayed_rejected\":%ld", atomic_load(&st->delayed_rejected));
+  fprintf(f, ",\"tail_calls\":%llu", (unsigned long long)io_latency_tail_count(st->tail));
   long work_calls = 0;
   int64_t work_ns = io_server_load_total_ns(&st->load, &work_calls);
   fprintf(f, ",\"capacity\":%g,\"work_us\":%g,\"cpu_quota\":%g,\"orca\":%d", st->capacity,
@@ -503,6 +512,9 @@ static void usage(void) {
           "              [--max-connection-age-ms N] [--capacity F] [--work-us W]\n"
           "              [--cpu-quota Q] [--orca | --no-orca] [--capacity-qps Q]\n"
           "              [--slow-latency-ms N]\n"
+          "              [--tail-share F --tail-ms N [--tail-seed S]]\n"
+          "--tail-share F (0..1) with --tail-ms N (0..60000): a share F of the TestService\n"
+          "               calls, drawn from --tail-seed S (default 1), answers N ms later\n"
           "--capacity F   (0.01..100, default 1) each TestService call does W/F us of CPU work\n"
           "--work-us W    (0..100000) the work at capacity 1; default 1000 with --capacity,\n"
           "               else 0 (no work). The work is a hash loop calibrated at start-up\n"
@@ -535,6 +547,9 @@ static int parse_options(int argc, char **argv, options *o) {
   o->cpu_quota = 0;
   o->orca = 0;
   o->no_orca = 0;
+  o->tail_share = 0;
+  o->tail_ms = 0;
+  o->tail_seed = 1;
   const flag_spec specs[] = {
       {"port", FLAG_LONG, &o->port, 0, 65535},
       {"extra-latency-ms", FLAG_LONG, &o->extra_latency_ms, 0, RPC_BEHAVIOR_MAX_SLEEP_MS},
@@ -547,6 +562,9 @@ static int parse_options(int argc, char **argv, options *o) {
       {"cpu-quota", FLAG_DOUBLE, &o->cpu_quota, 0.001, 64},
       {"capacity-qps", FLAG_DOUBLE, &o->capacity_qps, 0.001, 1e7},
       {"slow-latency-ms", FLAG_LONG, &o->slow_latency_ms, 0, 60000},
+      {"tail-share", FLAG_DOUBLE, &o->tail_share, 0, 1},
+      {"tail-ms", FLAG_LONG, &o->tail_ms, 0, LATENCY_TAIL_MAX_MS},
+      {"tail-seed", FLAG_LONG, &o->tail_seed, 0, 2147483647},
       {"host", FLAG_STRING, &o->host, 0, 0},
       {"server-id", FLAG_STRING, &o->server_id, 0, 0},
       {"hostname", FLAG_STRING, &o->hostname, 0, 0},
@@ -592,6 +610,8 @@ int main(int argc, char **argv) {
   sigaddset(&sigs, SIGTERM);
   sigaddset(&sigs, SIGINT);
   if (io_slow_toggle_configure(st.opt.slow_latency_ms) != 0) return 2;
+  st.tail = io_latency_tail_create(st.opt.tail_share, st.opt.tail_ms, (uint64_t)st.opt.tail_seed);
+  if (st.tail == NULL) return 2;
   io_slow_toggle_add_signals(&sigs);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
@@ -718,6 +738,7 @@ int main(int argc, char **argv) {
   save_stats(&st);
   io_channelz_tracker_destroy(st.conns);
   io_server_load_destroy(&st.load);
+  io_latency_tail_destroy(st.tail);
   grpc_shutdown();
   return 0;
 }

@@ -139,6 +139,12 @@ typedef struct ap_ring_state {
   double skew_others_rate;    /* the others' estimated mean; -1 unknown */
   double skew_ratio;          /* own / others', what the width follows; -1 */
   double skew_multiplier;     /* of the base width; 1 none */
+  uint32_t max_ejection_percent; /* maxEjectionPercent (ap_health.h) */
+  uint32_t members_out;       /* members ejected or on probation after an
+                                 ejection now (ap_health_group.h) */
+  uint32_t max_members_out;   /* the bound at the aperture's size now */
+  double peer_failure_share;  /* the peers' failure share the last health
+                                 sweep measured, [0, 1]; -1 unknown */
   /* In: what the snapshot asks for, set by the registry before it calls a
    * callback (never NULL there; borrowed for the call). A callback that is
    * called with NULL copies every endpoint. */

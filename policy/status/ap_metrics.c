@@ -51,6 +51,13 @@ static double r_skew_others(ring_t *g) {
   return skew_runs(g) && g->skew_others_rate >= 0 ? g->skew_others_rate : NAN;
 }
 static double r_skew_multiplier(ring_t *g) { return skew_runs(g) ? g->skew_multiplier : NAN; }
+static double r_max_ejection_percent(ring_t *g) { return g->max_ejection_percent; }
+static double r_members_out(ring_t *g) { return g->members_out; }
+static double r_max_members_out(ring_t *g) { return g->max_members_out; }
+/* NaN: no sample for this ring (the sample is left out). */
+static double r_peer_failure_share(ring_t *g) {
+  return g->peer_failure_share >= 0 ? g->peer_failure_share : NAN;
+}
 #define AP_RING_COUNTER(name, kind, metric, help, text) \
   static double r_##name(ring_t *g) { return (double)g->name; }
 #include "policy/registry/ap_ring_counters.def"
@@ -78,6 +85,15 @@ static const ring_family kRing[] = {
     {"aperture_skew_multiplier", "gauge",
      "Skew balance: the window's width over its base width (1: not widened); absent when it does not run.",
      r_skew_multiplier},
+    {"aperture_max_ejection_percent", "gauge", "Configured maxEjectionPercent.",
+     r_max_ejection_percent},
+    {"aperture_members_out", "gauge", "Members ejected or on probation after an ejection.",
+     r_members_out},
+    {"aperture_max_members_out", "gauge", "Members that may be out at once at this aperture size.",
+     r_max_members_out},
+    {"aperture_peer_failure_share", "gauge",
+     "Lower median of the members' failure shares (health sweep); absent while unknown.",
+     r_peer_failure_share},
 #define AP_RING_COUNTER(name, kind, metric, help, text) {metric, KIND_##kind, help, r_##name},
 #include "policy/registry/ap_ring_counters.def"
 #undef AP_RING_COUNTER
@@ -119,7 +135,7 @@ static const endpoint_family kEndpoint[] = {
     {"aperture_endpoint_draining", "gauge", "1 when it was removed and still drains.", e_draining},
     {"aperture_endpoint_pick_weight", "gauge", "Its weight in the pick (share of the window it covers).", e_pick_weight},
     {"aperture_endpoint_ready", "gauge", "1 when its subchannel is READY.", e_ready},
-    {"aperture_endpoint_ejections", "counter", "Times it was ejected (a failure run, a stuck spell or a failed probe).", e_ejections},
+    {"aperture_endpoint_ejections", "counter", "Times it was ejected (a failure run, a silence while its peers answer, or a failed probe).", e_ejections},
     {"aperture_endpoint_healthy", "gauge", "1 unless ejected, on probation or stuck (status health).", e_healthy},
     {"aperture_endpoint_utilization", "gauge",
      "pickMetric orca: smoothed CPU utilization the endpoint reports (ORCA); absent without a fresh report.",

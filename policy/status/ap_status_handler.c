@@ -133,6 +133,10 @@ static void fill_ring(const ap_ring_state *s, ring_storage *rs) {
   r->skew_others_rate = s->skew_others_rate;
   r->skew_ratio = s->skew_ratio;
   r->skew_multiplier = s->skew_multiplier;
+  r->max_ejection_percent = s->max_ejection_percent;
+  r->members_out = s->members_out;
+  r->max_members_out = s->max_members_out;
+  r->peer_failure_share = s->peer_failure_share;
   r->last_status = str_or_empty(s->last_status);
   r->n_config_warnings = s->config_warning_count;
   r->config_warnings = s->config_warnings;

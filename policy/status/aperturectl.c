@@ -132,6 +132,10 @@ static void print_json(const Aperture__V1__GetRingStateResponse *r) {
     printf(",\"min_aperture\":%u,\"logical_aperture\":%u,\"physical_aperture\":%u,\"widened\":%u"
            ",\"draining\":%u",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, g->draining);
+    printf(",\"max_ejection_percent\":%u,\"members_out\":%u,\"max_members_out\":%u",
+           g->max_ejection_percent, g->members_out, g->max_members_out);
+    printf(",\"peer_failure_share\":");
+    json_double(g->peer_failure_share);
     printf(",\"fingerprint\":");
     json_string(g->fingerprint);
     json_ring_counters(g);
@@ -243,6 +247,10 @@ static void print_table(const Aperture__V1__GetRingStateResponse *r) {
     printf("  aperture min %u  logical %u  physical %u  widened %u  fingerprint %s\n",
            g->min_aperture, g->logical_aperture, g->physical_aperture, g->widened, fingerprint);
     if (g->draining > 0) printf("  draining %u (removalGraceMs: never picked)\n", g->draining);
+    printf("  members out %u  at most %u (maxEjectionPercent %u)  peer_failure_share ", g->members_out,
+           g->max_members_out, g->max_ejection_percent);
+    if (g->peer_failure_share >= 0) printf("%.2f%%\n", 100 * g->peer_failure_share);
+    else printf("unknown\n");
     char metric[64];
     ap_escape_for_terminal(g->pick_metric, metric, sizeof metric);
     if (metric[0] != '\0') printf("  pick_metric %s\n", metric);

@@ -4,6 +4,7 @@
 // so only the policy's own health signals (ap_health.h) keep calls away.
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,13 @@ std::string AllMembers(const std::string& extra) {
                 "\"peerCount\":1,\"eagerConnect\":true" + extra + "}");
 }
 
+// The policy's health sweep (every second) has measured how often the
+// members' calls fail: from then on a silence on one member while the
+// others answer is evidence against it (ap_health.h).
+bool WaitPeersKnown(const std::string& name) {
+  return WaitForState(name, [](const StateView& v) { return v.peer_failure_share >= 0; }, 5000);
+}
+
 uint64_t CallsOf(const std::vector<std::unique_ptr<Backend>>& backends, size_t from) {
   uint64_t total = 0;
   for (size_t i = from; i < backends.size(); ++i) total += backends[i]->calls();
@@ -42,7 +50,8 @@ TEST(Gray, FrozenMemberIsEjectedAndFewCallsFail) {
   TestChannel channel("gray-freeze", AllMembers(""), /*retries=*/false);
   channel.SetAddresses(Addresses(backends));
   ASSERT_TRUE(WaitAllMembersReady("gray-freeze", 4));
-  ASSERT_EQ(channel.RunLoad(200, 8), 0);
+  ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  ASSERT_TRUE(WaitPeersKnown("gray-freeze"));
 
   backends[0]->Freeze(true);
   std::map<int, int> by_code;
@@ -150,16 +159,22 @@ TEST(Gray, ApertureUnderOutlierDetection) {
   backends[0]->Freeze(false);
 }
 
-// One failure that ends a stuck spell ejects: with ejectAfterFailures far
-// above any run this test can make, only that rule can eject the frozen
-// member. Without it, every time the calls held there reached their
-// deadline the member would be idle and usable again, take calls until it
-// looked stuck, and fail them 300 ms later, over and over (hundreds of the
-// 3,000 calls, as the first test's note counts). With it, what fails is
-// what it held at the freeze (at most the 8 in flight), the few calls
-// picked onto it before its stuck threshold (25 ms here) and one probe per
-// ejection; 40 is the first test's bound.
-TEST(Gray, AStuckSpellEjectsOnItsFirstFailure) {
+// A call that fails after a silence begins a run; a second failure in it
+// (a call held beside it, or the next call sent there, with no success
+// between) ejects the member while its peers' calls answer (the policy's
+// sweep found them failing under 0.5%). With ejectAfterFailures far above
+// any run this test can make, only that rule can eject the frozen member.
+// Without it, every time the calls held there reached their deadline the
+// member would be usable again, take calls until it looked stuck, and
+// fail them 300 ms later, over and over (hundreds of the 3,000 calls, as
+// the first test's note counts). With it, what fails is what it held at
+// the freeze (at most the 8 in flight), the few calls picked onto it
+// before its stuck threshold (25 ms here), and one per ejection after
+// that; 40 is the first test's bound.
+// (This replaces Gray.AStuckSpellEjectsOnItsFirstFailure: one such failure
+// no longer ejects, since a healthy member's tail call ends the same way;
+// Gray.HealthyMembersWithALatencyTailAreNotEjected is the other side.)
+TEST(Gray, ASilenceThatStandsOutEjectsOnItsSecondFailure) {
   auto backends = StartBackends(4);
   TestChannel channel("gray-spell", AllMembers(",\"ejectAfterFailures\":1000000"), false);
   channel.SetAddresses(Addresses(backends));
@@ -176,10 +191,13 @@ TEST(Gray, AStuckSpellEjectsOnItsFirstFailure) {
     EXPECT_LE(e->stuck_after_ms, 1000u);
     EXPECT_EQ(e->ejection_reason, "none");
   }
+  ASSERT_TRUE(WaitPeersKnown("gray-spell"));
+  ASSERT_TRUE(Snapshot("gray-spell", &view));
+  EXPECT_EQ(view.peer_failure_share, 0);  // the peers answer every call
   backends[0]->Freeze(true);
   std::map<int, int> by_code;
   const int failed = channel.RunLoad(3000, 8, &by_code, nullptr, 300);
-  printf("stuck spell: %d of 3000 calls failed\n", failed);
+  printf("silence that stands out: %d of 3000 calls failed\n", failed);
   EXPECT_GE(failed, 1);
   EXPECT_LE(failed, 40);
   ASSERT_TRUE(Snapshot("gray-spell", &view));
@@ -188,9 +206,99 @@ TEST(Gray, AStuckSpellEjectsOnItsFirstFailure) {
   EXPECT_GE(frozen->ejections, 1u);
   EXPECT_TRUE(frozen->ejection_reason == "stuck" || frozen->ejection_reason == "probe")
       << frozen->ejection_reason;
-  for (size_t i = 1; i < backends.size(); ++i)
+  for (size_t i = 1; i < backends.size(); ++i) {
     EXPECT_EQ(view.Find(backends[i]->address())->failures, 0u);
+    EXPECT_EQ(view.Find(backends[i]->address())->ejections, 0u);
+  }
   backends[0]->Freeze(false);
+}
+
+// The other side of the rule above: four healthy members, each answering a
+// seeded share of its calls 200 ms late, and deadlines inside that tail
+// (100 ms), so those calls fail, often after a silence, on every member.
+// The peers fail as often: such failures are the service's tail, not
+// evidence against a member: at most 2 ejections in all (the fleet
+// scenario `tail`'s target; before, the first failure after each silence
+// ejected: 85 ejections in this test, 162 in 10 s of the fleet scenario),
+// and the share of failed calls is the tail's. Two loads: 2 calls in
+// flight with a 10% tail, 8 with 4%.
+TEST(Gray, HealthyMembersWithALatencyTailAreNotEjected) {
+  auto backends = StartBackends(4);
+  TestChannel channel("gray-tail", AllMembers(""), false);
+  channel.SetAddresses(Addresses(backends));
+  ASSERT_TRUE(WaitAllMembersReady("gray-tail", 4));
+  ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  struct Load {
+    double share;
+    int concurrency, calls;
+  };
+  uint64_t seed = 11;
+  for (const Load& load : {Load{0.10, 2, 1000}, Load{0.04, 8, 2000}}) {
+    for (auto& b : backends) b->SetTail(load.share, 200, seed++);
+    const int failed = channel.RunLoad(load.calls, load.concurrency, nullptr, nullptr, 100);
+    printf("tail %.0f%%, %d in flight: %d of %d calls failed\n", load.share * 100,
+           load.concurrency, failed, load.calls);
+    // binomial(calls, share), 6 sd: the tail calls, and no others
+    const double sd = std::sqrt(load.calls * load.share * (1 - load.share));
+    EXPECT_NEAR(failed, load.calls * load.share, 6 * sd);
+  }
+  StateView view;
+  ASSERT_TRUE(Snapshot("gray-tail", &view));
+  uint64_t ejections = 0, failures = 0;
+  for (const auto& b : backends) {
+    const EndpointView* e = view.Find(b->address());
+    ASSERT_NE(e, nullptr);
+    ejections += e->ejections;
+    failures += e->failures;
+  }
+  printf("tail: %llu ejections\n", static_cast<unsigned long long>(ejections));
+  EXPECT_GT(failures, 0u);  // the tail did fail calls on the members
+  EXPECT_LE(ejections, 2u);
+  for (auto& b : backends) b->SetTail(0, 0, 0);
+}
+
+// The bound: at most maxEjectionPercent of the aperture's members out at
+// once, at least one. Two of four members freeze (as in a partition): with
+// 25% only the first to be ejected is out, the other stays in (on
+// probation: one call at a time); with the default 50% both are out. The
+// status says how many are out and how many may be.
+TEST(Gray, AtMostMaxEjectionPercentOfTheMembersAreOut) {
+  struct Case {
+    const char* name;
+    std::string extra;
+    uint32_t percent, max_out;
+  };
+  for (const Case& c : {Case{"gray-bound-25", ",\"maxEjectionPercent\":25", 25, 1},
+                        Case{"gray-bound-50", "", 50, 2}}) {
+    auto backends = StartBackends(4);
+    TestChannel channel(c.name, AllMembers(c.extra), false);
+    channel.SetAddresses(Addresses(backends));
+    ASSERT_TRUE(WaitAllMembersReady(c.name, 4));
+    ASSERT_EQ(channel.RunLoad(400, 8), 0);
+    ASSERT_TRUE(WaitPeersKnown(c.name));
+    backends[0]->Freeze(true);
+    backends[1]->Freeze(true);
+    channel.RunLoad(1500, 8, nullptr, nullptr, 300);
+    StateView view;
+    ASSERT_TRUE(Snapshot(c.name, &view));
+    EXPECT_EQ(view.max_ejection_percent, c.percent) << c.name;
+    EXPECT_EQ(view.max_members_out, c.max_out) << c.name;
+    EXPECT_EQ(view.members_out, c.max_out) << c.name;
+    int ever_ejected = 0;
+    for (int i = 0; i < 2; ++i) {
+      const EndpointView* e = view.Find(backends[i]->address());
+      ASSERT_NE(e, nullptr);
+      ever_ejected += e->ejections > 0;
+      EXPECT_NE(e->health, "ok") << c.name << " " << i;  // out, or one call at a time
+    }
+    EXPECT_EQ(ever_ejected, static_cast<int>(c.max_out)) << c.name;
+    for (int i = 2; i < 4; ++i) {
+      EXPECT_EQ(view.Find(backends[i]->address())->ejections, 0u) << c.name;
+      EXPECT_EQ(view.Find(backends[i]->address())->failures, 0u) << c.name;
+    }
+    backends[0]->Freeze(false);
+    backends[1]->Freeze(false);
+  }
 }
 
 // A fixed threshold when the latency factor is 0: stuckCallMs itself.
@@ -224,6 +332,7 @@ TEST(Gray, KeepaliveClosesAFrozenConnectionAndANewOneBringsTheMemberBack) {
   channel.SetAddresses(addresses);
   ASSERT_TRUE(WaitAllMembersReady("gray-keepalive", 4));
   ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  ASSERT_TRUE(WaitPeersKnown("gray-keepalive"));
   const uint64_t served = backends[0]->calls();
   EXPECT_GT(served, 0u);
 
@@ -268,6 +377,7 @@ TEST(Gray, WithoutKeepaliveAFrozenConnectionStaysReady) {
   channel.SetAddresses(addresses);
   ASSERT_TRUE(WaitAllMembersReady("gray-nokeepalive", 4));
   ASSERT_EQ(channel.RunLoad(400, 8), 0);
+  ASSERT_TRUE(WaitPeersKnown("gray-nokeepalive"));
   proxy.Freeze(true);
   channel.RunLoad(2000, 8, nullptr, nullptr, 300);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));

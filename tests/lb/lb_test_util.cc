@@ -17,6 +17,7 @@
 #include <grpc/support/alloc.h>
 #include <grpcpp/alarm.h>
 
+#include "interop/testing/latency_tail.h"
 #include "policy/core/pick/ap_health.h"
 #include "policy/registry/ap_registry.h"
 #include "src/core/lib/address_utils/parse_address.h"
@@ -61,6 +62,13 @@ class Backend::Service : public grpc::CallbackGenericService {
     std::lock_guard<std::mutex> lock(mu_);
     return held_.size();
   }
+  void SetTail(double share, int delay_ms, uint64_t seed) {
+    latency_tail* tail = share > 0 ? io_latency_tail_create(share, delay_ms, seed) : nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    io_latency_tail_destroy(tail_);
+    tail_ = tail;
+  }
+  ~Service() { io_latency_tail_destroy(tail_); }
 
  private:
   // Reads the request, answers with the backend's address, finishes.
@@ -73,16 +81,18 @@ class Backend::Service : public grpc::CallbackGenericService {
         return;
       }
       service_->calls_->fetch_add(1);
+      long delay_ms = service_->delay_ms_;
       {
         std::lock_guard<std::mutex> lock(service_->mu_);
         if (service_->frozen_) {
           service_->held_.push_back(this);
           return;
         }
+        delay_ms += io_latency_tail_next_ms(service_->tail_);
       }
-      if (service_->delay_ms_ > 0) {
+      if (delay_ms > 0) {
         alarm_.Set(std::chrono::system_clock::now() +
-                       std::chrono::milliseconds(service_->delay_ms_),
+                       std::chrono::milliseconds(delay_ms),
                    [this](bool) { Reply(); });
       } else {
         Reply();
@@ -108,6 +118,7 @@ class Backend::Service : public grpc::CallbackGenericService {
   std::mutex mu_;
   bool frozen_ = false;
   std::vector<Reactor*> held_;
+  latency_tail* tail_ = nullptr;  // SetTail; null: none
 };
 
 namespace {
@@ -171,6 +182,10 @@ void Backend::Freeze(bool frozen) {
 
 size_t Backend::held() const {
   return service_ != nullptr ? service_->held() : 0;
+}
+
+void Backend::SetTail(double share, int delay_ms, uint64_t seed) {
+  if (service_ != nullptr) service_->SetTail(share, delay_ms, seed);
 }
 
 void Backend::Stop() {
@@ -457,6 +472,10 @@ bool Snapshot(const std::string& filter, StateView* out) {
     out->skew_others_rate = s.skew_others_rate;
     out->skew_ratio = s.skew_ratio;
     out->skew_multiplier = s.skew_multiplier;
+    out->max_ejection_percent = s.max_ejection_percent;
+    out->members_out = s.members_out;
+    out->max_members_out = s.max_members_out;
+    out->peer_failure_share = s.peer_failure_share;
     out->endpoints.clear();
     for (size_t i = 0; i < s.copied_endpoints; ++i) {
       const ap_endpoint_state& e = s.endpoints[i];

@@ -55,6 +55,10 @@ class Backend {
   void Freeze(bool frozen);
   // Calls held now by a freeze.
   size_t held() const;
+  // A latency tail: from now on a share of the calls (the seed's draws,
+  // interop/testing/latency_tail.h) answers `delay_ms` late, the others as
+  // before; share 0 ends it.
+  void SetTail(double share, int delay_ms, uint64_t seed);
 
  private:
   class Service;
@@ -160,6 +164,10 @@ struct StateView {
   // The skew balance (ap_ring_state's skew_*).
   std::string skew_reason;
   double skew_own_rate, skew_others_rate, skew_ratio, skew_multiplier;
+  // Gray failures' bound: maxEjectionPercent, members out now, the most
+  // that may be out at this aperture size.
+  uint32_t max_ejection_percent, members_out, max_members_out;
+  double peer_failure_share;  // the health sweep's; -1 unknown
   std::vector<EndpointView> endpoints;
   const EndpointView* Find(const std::string& address) const;
   std::vector<std::string> Members() const;

@@ -440,6 +440,7 @@ const std::map<std::string, std::string> kOneFieldChanged = {
     {"maxEjectionMs", R"({"maxEjectionMs":9000})"},
     {"stuckCallMinMs", R"({"stuckCallMinMs":10})"},
     {"stuckLatencyFactor", R"({"stuckLatencyFactor":4})"},
+    {"maxEjectionPercent", R"({"maxEjectionPercent":25})"},
     {"keepaliveMs", R"({"keepaliveMs":0})"},
     {"keepaliveTimeoutMs", R"({"keepaliveTimeoutMs":5000})"},
     {"reconnectBackoffMaxMs", R"({"reconnectBackoffMaxMs":0})"},

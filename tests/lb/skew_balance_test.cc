@@ -110,9 +110,13 @@ TEST(SkewBalance, AClientAloneOnItsServersWidensToTheWholeRing) {
   EXPECT_EQ(s.skew_multiplier, 4) << "2 x 4 = the whole ring";
   ASSERT_TRUE(WaitAllMembersReady(channel.target(), 8));
   for (auto& b : backends) b->ResetCalls();
-  ASSERT_EQ(channel.RunLoad(800, 4), 0);
+  ASSERT_EQ(channel.RunLoad(1600, 4), 0);
   EXPECT_EQ(BackendsServing(backends), 8);
-  for (const auto& b : backends) EXPECT_GT(b->calls(), 30u) << b->address();
+  // Idle servers order strictly by the cpu they report, so the busiest one
+  // may win only where both P2C draws are itself: 1/64 of the calls, 25
+  // expected, 5 is 4 sigma below (how fast calls end, and so how often
+  // the outstanding count breaks the order, depends on the machine's load).
+  for (const auto& b : backends) EXPECT_GE(b->calls(), 5u) << b->address();
   // This client's rate to a member needs two of its ticks.
   ASSERT_TRUE(WaitForState(channel.target(), [](const StateView& v) {
     for (const auto& e : v.endpoints) {

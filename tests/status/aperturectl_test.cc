@@ -111,6 +111,23 @@ TEST_F(AperturectlTest, TablePrintsHeaderAndEndpointRows) {
   EXPECT_FALSE(Has(r.out, "truncated"));
 }
 
+// The gray failures' bound (maxEjectionPercent, members out and the most
+// that may be out) and the peers' failure share, in the table and the
+// JSON.
+TEST_F(AperturectlTest, TheEjectionBoundIsShown) {
+  RegisteredInstance alpha("dns:///alpha.svc:443", 2);
+  CtlRun r = Ctl("status " + addr_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "  members out 1  at most 2 (maxEjectionPercent 50)  peer_failure_share "
+                         "25.00%\n"))
+      << r.out;
+  r = Ctl("status " + addr_ + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "\"max_ejection_percent\":50,\"members_out\":1,\"max_members_out\":2,"
+                         "\"peer_failure_share\":0.25"))
+      << r.out;
+}
+
 TEST_F(AperturectlTest, PeerDiscoveryIsShown) {
   RegisteredInstance alpha("dns:///alpha.svc:443", 2);
   alpha.SetPeers("dns:///clients.svc:80", "00000000c0ffee01", 3);

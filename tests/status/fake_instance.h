@@ -132,6 +132,10 @@ class RegisteredInstance {
     out->subchannels_destroyed = 2;
     out->widenings = 11;
     out->affinity_sessions = 13;
+    out->max_ejection_percent = 50;
+    out->members_out = 1;
+    out->max_members_out = 2;
+    out->peer_failure_share = 0.25;
     out->endpoint_count = self->n_;
     size_t first = 0, count = 0;
     ap_snapshot_query_page(out->query, self->n_, &first, &count);

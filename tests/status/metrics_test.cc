@@ -65,7 +65,12 @@ TEST(MetricsTest, AperturectlMetricsParsesAsPrometheusTextWithTheRingsValues) {
                        "' '" + text + "' > '" + parsed + "'"));
     doc = ReadJson(parsed);
     ASSERT_TRUE(doc);
-    if (Sum(io_json_get(doc.get(), "samples"), "aperture_endpoint_picks_total") >= 200) break;
+    // ...and the health sweep (every second) has seen the members' calls
+    int swept = 0;
+    Sum(io_json_get(doc.get(), "samples"), "aperture_peer_failure_share", &swept);
+    if (Sum(io_json_get(doc.get(), "samples"), "aperture_endpoint_picks_total") >= 200 &&
+        swept == 1)
+      break;
     usleep(100000);
   }
   const json_value *types = io_json_get(doc.get(), "types");
@@ -79,6 +84,14 @@ TEST(MetricsTest, AperturectlMetricsParsesAsPrometheusTextWithTheRingsValues) {
   EXPECT_EQ(2, Sum(samples, "aperture_min_aperture"));
   EXPECT_EQ(2, Sum(samples, "aperture_physical_aperture"));
   EXPECT_EQ(4, Sum(samples, "aperture_endpoints"));
+  // the gray failures' bound: the default half of 2 members, none out
+  EXPECT_EQ(50, Sum(samples, "aperture_max_ejection_percent"));
+  EXPECT_EQ(1, Sum(samples, "aperture_max_members_out"));
+  EXPECT_EQ(0, Sum(samples, "aperture_members_out"));
+  // the sweep has seen 100 calls a member, none failed
+  int swept = 0;
+  EXPECT_EQ(0, Sum(samples, "aperture_peer_failure_share", &swept));
+  EXPECT_EQ(1, swept);
   int n = 0;
   EXPECT_EQ(2, Sum(samples, "aperture_endpoint_in_aperture", &n));
   EXPECT_EQ(4, n);  // one sample per endpoint

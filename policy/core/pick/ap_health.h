@@ -3,30 +3,48 @@
  *
  * A gray failure keeps the endpoint's connection up: a frozen process, a
  * silent link, a server that never answers. Its subchannel stays READY and
- * every call sent there waits for its deadline. Two signals take such an
- * endpoint out of the pick, each cheap enough for the hot path:
- *   - ejection: `eject_after_failures` calls in a row that failed as the
- *     transport or the server fails (the caller decides which statuses
- *     count) eject it, and so does a single failure that ends a stuck
- *     spell (below: the call waited out a silence, as every call to a
- *     frozen or unreachable server does). The first ejection lasts
- *     `ejection_ms`; after it the endpoint is on probation: it takes one
- *     call at a time; a success reinstates it, a failure ejects it again
- *     for twice as long as the last time, up to `max_ejection_ms` (each
- *     probe that meets the fault costs a call). Any success reinstates it
- *     at once and resets the doubling (a server that thawed answers the
- *     calls it was holding), and so does ap_health_reset() (the caller's
- *     new connection to it). Finagle's failure accrual, with a capped
- *     backoff of probes.
- *   - stuck calls: calls in flight and none of the endpoint's calls ended
- *     (nor did it go idle) for the stuck threshold: nothing is moving
- *     there, deadline or not. The threshold follows the endpoint's own
- *     latency: `stuck_latency_factor` times the EWMA of its successful
- *     calls' latencies (ap_health_record_latency()), at least
- *     `stuck_call_min_ms` and at most `stuck_call_ms`; `stuck_call_ms`
- *     alone before the first sample or when the factor is 0. A member
- *     that answers in 3 ms is found stuck 25 ms into a freeze instead of
- *     a second: that is the window in which new calls still land on it.
+ * every call sent there waits for its deadline. Healthy servers look like
+ * that now and then too: a share of their calls is slow (the latency
+ * tail), and a client whose deadline is inside the tail sees those calls
+ * fail. The rules below tell the two apart by evidence, each from a signal
+ * cheap enough for the hot path:
+ *   - stuck (a soft signal): calls in flight and none of the endpoint's
+ *     calls ended (nor did it go idle) for the stuck threshold: nothing is
+ *     moving there, deadline or not. New calls avoid it until a call ends
+ *     there, in any status: a tail call that ends is progress. The
+ *     threshold follows the endpoint's own latency: `stuck_latency_factor`
+ *     times the EWMA of its successful calls' latencies
+ *     (ap_health_record_latency()), at least `stuck_call_min_ms` and at
+ *     most `stuck_call_ms`; `stuck_call_ms` alone before the first sample
+ *     or when the factor is 0. A member that answers in 3 ms is found
+ *     stuck 25 ms into a freeze instead of a second: that is the window in
+ *     which new calls still land on it. Being stuck ejects nothing.
+ *   - a silence: a run of failed calls (the caller decides which statuses
+ *     count) that began with a call failing after a silence longer than
+ *     the stuck threshold, as every call held by a frozen or unreachable
+ *     server does at its deadline, and as a tail call does when the
+ *     deadline is inside the tail. Its first failure is no evidence. Its
+ *     second (a call held beside it, or the next call sent there; no
+ *     success between) ejects the endpoint while its peers are quiet:
+ *     their calls' failure share, which the policy's sweep measures
+ *     (ap_health_sweep()), is known and below AP_HEALTH_QUIET_PPM
+ *     (ap_health_group.h). A member that stops among peers that answer
+ *     stands out at once; when the peers' calls fail too (their tail),
+ *     only the failure run below ejects.
+ *   - the failure run: `eject_after_failures` calls in a row that failed
+ *     eject the endpoint, silences or not (Finagle's failure accrual).
+ * The first ejection lasts `ejection_ms`; after it the endpoint is on
+ * probation: it takes one call at a time; a success reinstates it, a
+ * failure ejects it again for twice as long as the last time, up to
+ * `max_ejection_ms` (each probe that meets the fault costs a call). Any
+ * success reinstates it at once and resets the doubling (a server that
+ * thawed answers the calls it was holding), and so does ap_health_reset()
+ * (the caller's new connection to it).
+ * The bound: an ejection takes a slot of the endpoint's group, at most
+ * `max_ejection_percent` of the aperture's members (at least one), held
+ * until the endpoint is reinstated; with none free the endpoint is not
+ * ejected but put on probation, and tries again at its next failure
+ * (ap_health_group.h).
  * An endpoint that is not usable is only avoided, never refused: when no
  * member of an aperture is usable the pick still sends calls, so ejection
  * cannot lose calls or starve a fleet whose every server is slow.
@@ -39,14 +57,17 @@
  * failure run and the ejection and stores nothing but the progress time,
  * and that only when the clock's millisecond moved since the last one, so
  * calls ending on several cores do not keep taking the line from each
- * other. A failure is one atomic add (the run).
+ * other; it never touches the group. A failure is two atomic adds (the
+ * run and the endpoint's failure count).
  */
 #ifndef AP_HEALTH_H
 #define AP_HEALTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
+#include "policy/core/pick/ap_health_group.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +78,7 @@ extern "C" {
 #define AP_HEALTH_MAX_FAILURES 1000000u
 
 #define AP_HEALTH_MAX_LATENCY_FACTOR 1000u
+#define AP_HEALTH_MAX_EJECTION_PERCENT 100u
 
 typedef struct ap_health_config {
   uint32_t eject_after_failures; /* failures in a row that eject; 0: never
@@ -69,10 +91,16 @@ typedef struct ap_health_config {
   uint32_t stuck_call_min_ms;    /* floor of the latency-relative threshold */
   uint32_t stuck_latency_factor; /* threshold = factor x latency EWMA;
                                     0: stuck_call_ms only */
+  uint32_t max_ejection_percent; /* at most this share of the aperture's
+                                    members out at once (at least one);
+                                    0: never eject */
 } ap_health_config;
 
 /* Defaults: 5 failures in a row, 3000 ms first ejection doubling up to
- * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms. The
+ * 6000 ms, stuck after 8x the latency EWMA, within [25, 1000] ms, at most
+ * 50% of the aperture's members out (2 of 4, 6 of 12, 50 of 100: a
+ * partition that cuts a client off from two of four members ejects both,
+ * and at least half of an aperture keeps its calls). The
  * first ejection outlasts the policy's default keepalive (policy/lb/config/
  * config.h: a ping after keepaliveMs 200 without a byte, at most 1 s after
  * the transport's previous ping, unanswered for keepaliveTimeoutMs 1000:
@@ -95,7 +123,8 @@ void ap_health_config_fit_defaults(ap_health_config *config, unsigned given);
 /* Every rule over the fields, the cross-field ones included: each field
  * within its range (ejectionMs and maxEjectionMs at least 1; at most
  * AP_HEALTH_MAX_FAILURES failures, AP_HEALTH_MAX_MS, and
- * AP_HEALTH_MAX_LATENCY_FACTOR), maxEjectionMs at least ejectionMs,
+ * AP_HEALTH_MAX_LATENCY_FACTOR, AP_HEALTH_MAX_EJECTION_PERCENT),
+ * maxEjectionMs at least ejectionMs,
  * stuckCallMinMs at most a nonzero stuckCallMs. AP_OK, or AP_EINVAL with
  * every violation in the message, in field order, as "<field>: <what is
  * wrong>" entries separated by "; ", the fields spelt as the service
@@ -104,10 +133,17 @@ void ap_health_config_fit_defaults(ap_health_config *config, unsigned given);
  * (both cross-field entries always fit). NULL config is AP_EINVAL. */
 int ap_health_config_validate(const ap_health_config *config, ap_error *err);
 
+/* 1 when the config can change anything: ejection (eject_after_failures)
+ * or stuck detection (stuck_call_ms) is on; 0 when both are off (health
+ * switched off: callers may skip every health call, the clock included).
+ * NULL: 0. */
+int ap_health_config_active(const ap_health_config *config);
+
 typedef enum ap_health_state {
   AP_HEALTH_OK = 0,        /* usable */
-  AP_HEALTH_EJECTED = 1,   /* failed in a row; not usable until probation */
-  AP_HEALTH_PROBATION = 2, /* ejection over: usable for one call at a time */
+  AP_HEALTH_EJECTED = 1,   /* out (a slot held); not usable until probation */
+  AP_HEALTH_PROBATION = 2, /* usable for one call at a time: after an
+                              ejection, or at the bound */
   AP_HEALTH_STUCK = 3      /* calls in flight and nothing ends */
 } ap_health_state;
 
@@ -116,8 +152,13 @@ const char *ap_health_state_name(ap_health_state state);
 
 typedef struct ap_health ap_health;
 
-/* A new endpoint's health: usable, no failures. NULL when out of memory.
- * Free with ap_health_destroy(). */
+/* A new endpoint's health: usable, no failures, in `group` (the other
+ * members of its aperture: the bound and the peers' failure share; it
+ * takes a reference, and NULL means an endpoint alone: no bound, and its
+ * peers always quiet). NULL when out of memory. Free with
+ * ap_health_destroy(), which gives back a slot it holds. */
+ap_health *ap_health_create_in(ap_health_group *group);
+/* The same without a group. */
 ap_health *ap_health_create(void);
 void ap_health_destroy(ap_health *health);
 
@@ -128,15 +169,29 @@ void ap_health_on_start(ap_health *health, int64_t outstanding_before,
                         int64_t now_ms);
 
 /* A call on the endpoint ended; `failed` nonzero when its status counts as
- * a failure (see top). Updates the failure run, ejects (a failure run, or
- * a failure that ends a silence longer than the stuck threshold) or
- * reinstates. NULL health or config is ignored. */
+ * a failure (see top). Any end is progress. A success reinstates and ends
+ * the run; a failure adds to the run and, by the rules at the top, may
+ * eject the endpoint. NULL health or config is ignored. */
 void ap_health_on_finish(ap_health *health, int failed,
                          const ap_health_config *config, int64_t now_ms);
 
+/* A call ended as a success, or in a status that does not count as a
+ * failure, and left the endpoint with no call in flight: ends the failure
+ * run and any ejection or probation, as ap_health_on_finish() does,
+ * without the clock. The progress time needs none here: nothing is in
+ * flight to be stuck, and the next call's start stamps it
+ * (ap_health_on_start). NULL is ignored. */
+void ap_health_on_idle_success(ap_health *health);
+
+/* Callers time one call in AP_HEALTH_LATENCY_SAMPLE for the latency EWMA
+ * (two clock reads a sample): before the first sample the threshold is
+ * stuckCallMs. */
+#define AP_HEALTH_LATENCY_SAMPLE 16
+
 /* A successful call's latency (ms, the caller's clock; negative values are
- * ignored) into the endpoint's EWMA (weight 1/8), which sets its stuck
- * threshold. Concurrent updates may lose a sample; never a torn value. */
+ * ignored) into the endpoint's EWMA (weight 1/8 a sample), which sets its
+ * stuck threshold. Concurrent updates may lose a sample; never a torn
+ * value. */
 void ap_health_record_latency(ap_health *health, int64_t latency_ms);
 
 /* The stuck threshold in ms for this endpoint now (see top); 0 when stuck
@@ -144,15 +199,28 @@ void ap_health_record_latency(ap_health *health, int64_t latency_ms);
 uint32_t ap_health_stuck_threshold_ms(const ap_health *health,
                                       const ap_health_config *config);
 
+/* The sweep (the policy calls it every AP_HEALTH_SWEEP_MS, in one thread
+ * at a time, with its aperture's members): each member's failure share
+ * over its last window of at least AP_HEALTH_MIN_VOLUME ended calls
+ * (`calls_ended[i]`: calls ended on members[i] since it exists; its
+ * counted failures are its health's own), kept until its next whole
+ * window; the group's peer failure share is the lower median of the
+ * members' shares once at least half of them have one, unknown (-1)
+ * before. NULL members are skipped. AP_OK; AP_EINVAL on a NULL group, or
+ * NULL arrays with n > 0; AP_ENOMEM. */
+int ap_health_sweep(ap_health_group *group, ap_health *const *members,
+                    const uint64_t *calls_ended, size_t n, ap_error *err);
+
 /* A fresh start: the caller made a new connection to the endpoint (its
- * subchannel became READY again). Ends any ejection, the failure run and
- * the doubling; keeps the counters and the latency EWMA. NULL is
- * ignored. */
+ * subchannel became READY again). Ends any ejection or probation (giving
+ * back its slot), the failure run and the doubling; keeps the counters
+ * and the latency EWMA. NULL is ignored. */
 void ap_health_reset(ap_health *health, int64_t now_ms);
 
 /* Why the endpoint was last ejected: "failures" (a failure run), "stuck"
- * (a failure after a silence), "probe" (a probe failed), "none"
- * (never, or reset since). NULL: "none". */
+ * (a second failure in a run that began after a silence, the peers
+ * quiet), "probe" (a probe after an ejection failed), "none" (never, or
+ * reset since). NULL: "none". */
 const char *ap_health_ejection_reason(const ap_health *health);
 
 /* The endpoint's state for a new call, given its calls in flight now.
@@ -169,7 +237,8 @@ ap_health_state ap_health_check(const ap_health *health, int64_t outstanding,
 ap_health_state ap_health_check_lazy(const ap_health *health, int64_t outstanding,
                                      const ap_health_config *config, int64_t *now_ms);
 
-/* 1 when a new call may go there: OK, or PROBATION with nothing in flight. */
+/* 1 when a new call may go there: OK, or PROBATION with nothing in flight
+ * (after an ejection, or at the bound). */
 int ap_health_usable(ap_health_state state, int64_t outstanding);
 
 /* Ejections so far (0 for NULL). */

@@ -11,9 +11,18 @@
 extern "C" {
 #endif
 
-/* The length of the current ejection in ms, probation included (0 when
- * the endpoint is not ejected nor on probation; NULL: 0). */
+/* The length of the current ejection in ms, its probation included (0
+ * when the endpoint is in, or on probation at the bound without an
+ * ejection; NULL: 0). */
 uint32_t ap_health_ejection_length_ms(const ap_health *health);
+
+/* The endpoint's failure share over its last whole sweep window, ppm; -1
+ * before the first (and for NULL). */
+int64_t ap_health_failure_share_ppm(const ap_health *health);
+
+/* 1 when the endpoint holds one of its group's slots (ejected, or on
+ * probation after an ejection); 0 otherwise and for NULL. */
+int ap_health_holds_slot(const ap_health *health);
 
 /* Failures in the current run (0 for NULL). */
 uint32_t ap_health_failure_run(const ap_health *health);

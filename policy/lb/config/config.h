@@ -92,7 +92,8 @@ struct ApertureSettings {
   // Peer discovery: peerTarget, peerSelf, peerRefreshMs (peer_settings.h).
   PeerConfig peers;
   // Gray failures (ap_health.h): ejectAfterFailures, ejectionMs,
-  // maxEjectionMs, stuckCallMs, stuckCallMinMs, stuckLatencyFactor.
+  // maxEjectionMs, stuckCallMs, stuckCallMinMs, stuckLatencyFactor,
+  // maxEjectionPercent.
   ap_health_config health = DefaultHealthConfig();
   // HTTP/2 keepalive on the subchannels the policy creates
   // (GRPC_ARG_KEEPALIVE_TIME_MS / _TIMEOUT_MS, unless the channel's args set

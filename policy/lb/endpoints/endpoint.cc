@@ -25,12 +25,13 @@ class Endpoint::Watcher
 Endpoint::Endpoint(
     grpc_core::RefCountedPtr<grpc_core::LoadBalancingPolicy> policy,
     EndpointObserver* observer, std::string address,
-    grpc_core::RefCountedPtr<grpc_core::SubchannelInterface> subchannel)
+    grpc_core::RefCountedPtr<grpc_core::SubchannelInterface> subchannel,
+    ap_health_group* health_group)
     : policy_(std::move(policy)),
       observer_(observer),
       address_(std::move(address)),
       subchannel_(std::move(subchannel)),
-      counters_(grpc_core::MakeRefCounted<EndpointCounters>()) {
+      counters_(grpc_core::MakeRefCounted<EndpointCounters>(health_group)) {
   ap_skew_member_state_init(&skew_);
 }
 

@@ -38,10 +38,12 @@ class EndpointObserver {
 // the policy's work serializer.
 class Endpoint : public grpc_core::RefCounted<Endpoint> {
  public:
-  // `policy` is the observer's LB policy (kept alive by this endpoint).
+  // `policy` is the observer's LB policy (kept alive by this endpoint);
+  // `health_group` the policy's (its counters' health joins it).
   Endpoint(grpc_core::RefCountedPtr<grpc_core::LoadBalancingPolicy> policy,
            EndpointObserver* observer, std::string address,
-           grpc_core::RefCountedPtr<grpc_core::SubchannelInterface> subchannel);
+           grpc_core::RefCountedPtr<grpc_core::SubchannelInterface> subchannel,
+           ap_health_group* health_group = nullptr);
 
   // Starts watching the subchannel; ShutdownLocked() stops it (idempotent).
   void StartWatchLocked();

@@ -10,6 +10,7 @@ CallTracker::CallTracker(EndpointCounters* counters,
                          bool sample_rates)
     : counters_(counters),
       health_(health),
+      health_on_(ap_health_config_active(&health) != 0),
       metric_(metric),
       sample_rates_(sample_rates),
       // The pick's one atomic add; the health clock waits for Start(), so
@@ -22,9 +23,17 @@ CallTracker::~CallTracker() {
 
 void CallTracker::Start() {
   started_ = true;
-  start_ms_ = ap_health_now_ms();  // coarse: a few ns
-  // An idle endpoint starts its stuck clock (ap_health.h).
-  if (idle_before_) ap_health_on_start(counters_->health, 0, start_ms_);
+  if (!health_on_) return;
+  // The health clock (coarse: a few ns) only when something needs it: an
+  // idle endpoint starts its stuck clock (ap_health.h), and one call in
+  // AP_HEALTH_LATENCY_SAMPLE is timed for the latency EWMA: the endpoint's
+  // every so many picks (its own count, read from the line the pick just
+  // wrote: no clock, no shared state).
+  sample_latency_ = counters_->Picks() % AP_HEALTH_LATENCY_SAMPLE == 0;
+  if (idle_before_ || sample_latency_) {
+    start_ms_ = ap_health_now_ms();
+    if (idle_before_) ap_health_on_start(counters_->health, 0, start_ms_);
+  }
   if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
 }
 
@@ -81,11 +90,22 @@ void CallTracker::Finish(FinishArgs args) {
   if (!args.status.ok()) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
-  const int64_t now_ms = ap_health_now_ms();
-  // Successful calls only: a failure's latency is its deadline, not the
-  // member's speed.
-  if (args.status.ok()) ap_health_record_latency(counters_->health, now_ms - start_ms_);
-  ap_health_on_finish(counters_->health, CountsAsFailure(args.status), &health_, now_ms);
+  if (health_on_) {
+    const bool failed = CountsAsFailure(args.status);
+    // Successful calls only: a failure's latency is its deadline, not the
+    // member's speed.
+    const bool sample = sample_latency_ && args.status.ok();
+    // This call is still counted: others in flight take this end as their
+    // progress, which needs the time. An end that leaves the endpoint idle
+    // does not: the next call's start stamps it.
+    if (failed || sample || counters_->Outstanding() > 1) {
+      const int64_t now_ms = ap_health_now_ms();
+      if (sample) ap_health_record_latency(counters_->health, now_ms - start_ms_);
+      ap_health_on_finish(counters_->health, failed, &health_, now_ms);
+    } else {
+      ap_health_on_idle_success(counters_->health);
+    }
+  }
   if (metric_ == AP_PICK_PEAK_EWMA) {
     // Every end is a latency sample, failures included (as Finagle).
     counters_->FinishCall(start_ns_, ap_load_now_ns());

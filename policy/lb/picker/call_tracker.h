@@ -59,14 +59,21 @@ class CallTracker
   EndpointCounters* const counters_;
   // A copy: the tracker may outlive the picker and its config.
   const ap_health_config health_;
+  // Health switched off (ejectAfterFailures and stuckCallMs 0): no health
+  // call and no health clock at all.
+  const bool health_on_;
   const ap_pick_metric metric_;
   const bool sample_rates_;
   // No call was in flight on the endpoint before this one (its pick).
   const bool idle_before_;
   bool started_ = false;
+  bool sample_latency_ = false;  // this call is timed for the latency EWMA
   bool finished_ = false;  // ended: counters_ must not be touched
   int64_t start_ns_ = 0;  // peakEwma only
-  int64_t start_ms_ = 0;  // the health clock: the latency EWMA (ap_health.h)
+  // The health clock at Start(), when it was read: for an idle endpoint's
+  // progress time, and for one call in AP_HEALTH_LATENCY_SAMPLE's latency
+  // (ap_health.h); -1 when not read.
+  int64_t start_ms_ = -1;
 };
 
 }  // namespace aperture_lb

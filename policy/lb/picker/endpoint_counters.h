@@ -42,8 +42,11 @@ namespace aperture_lb {
 // readers (the pick, the status) want a recent value, not an ordering.
 class alignas(64) EndpointCounters {
  public:
-  // One owner: the RefCountedPtr that MakeRefCounted() returns.
-  EndpointCounters() {
+  // One owner: the RefCountedPtr that MakeRefCounted() returns. `group`:
+  // the health group of the endpoint's aperture (ap_health_group.h: the
+  // bound on members out and the peers' silences); null: alone.
+  explicit EndpointCounters(ap_health_group* group = nullptr)
+      : health(ap_health_create_in(group)) {
     ap_load_init(&load);
     ap_orca_sample_init(&orca);
     live_.fetch_add(1, std::memory_order_relaxed);
@@ -93,7 +96,7 @@ class alignas(64) EndpointCounters {
 
   // Gray-failure health (ap_health.h); null only when out of memory, which
   // every ap_health function takes as "healthy".
-  ap_health* const health = ap_health_create();
+  ap_health* const health;
   // Calls in flight and picks, the peak EWMA of latency and the smoothed
   // reported utilization: only through the ap_load functions (atomic
   // inside) and the call functions above.

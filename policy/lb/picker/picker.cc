@@ -17,21 +17,24 @@ AperturePicker::AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                                uint32_t choice_count,
                                std::unique_ptr<AffinityRouter> affinity,
                                const ap_health_config& health,
-                               ap_pick_metric metric, bool sample_rates)
+                               ap_pick_metric metric, bool sample_rates,
+                               ap_health_group* health_group)
     : slots_(std::move(slots)),
       table_(std::move(table)),
       choice_count_(choice_count),
       affinity_(std::move(affinity)),
       health_(health),
+      health_on_(ap_health_config_active(&health) != 0),
       metric_(static_cast<unsigned>(metric) < AP_PICK_METRIC_COUNT
                   ? metric
                   : AP_PICK_OUTSTANDING),
-      sample_rates_(sample_rates && metric_ == AP_PICK_ORCA) {}
+      sample_rates_(sample_rates && metric_ == AP_PICK_ORCA),
+      health_group_(ShareHealthGroup(health_group)) {}
 
 absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
     std::vector<Slot> slots, uint32_t choice_count,
     std::unique_ptr<AffinityRouter> affinity, const ap_health_config& health,
-    ap_pick_metric metric, bool sample_rates) {
+    ap_pick_metric metric, bool sample_rates, ap_health_group* health_group) {
   std::vector<double> weights;
   weights.reserve(slots.size());
   for (const Slot& slot : slots) weights.push_back(slot.weight);
@@ -44,7 +47,8 @@ absl::StatusOr<std::unique_ptr<AperturePicker>> AperturePicker::Create(
   }
   return std::make_unique<AperturePicker>(std::move(slots), PickTablePtr(table),
                                           choice_count, std::move(affinity),
-                                          health, metric, sample_rates);
+                                          health, metric, sample_rates,
+                                          health_group);
 }
 
 size_t AperturePicker::ChooseBalanced() const {
@@ -52,6 +56,9 @@ size_t AperturePicker::ChooseBalanced() const {
   size_t best = 0;
   if (slots_.size() > 1) {
     int64_t now = -1;  // read at most once, when a member's health needs it
+    // One look at the group (a word every pick reads): with every member
+    // in, idle candidates need no look at their own health.
+    const bool all_in = ap_health_group_all_in(health_group_.get()) != 0;
     // Only the staleness of ORCA reports needs the load clock (the coarse
     // one, as the reports are stamped with).
     const int64_t load_now =
@@ -61,12 +68,12 @@ size_t AperturePicker::ChooseBalanced() const {
     // load / weight, partly covered members would get more than their
     // share (see ap_p2c_choose_fair).
     best = ap_pick1(table_.get(), rng);
-    ap_candidate a = Candidate(best, &now);
+    ap_candidate a = Candidate(best, &now, all_in);
     bool saw_unusable = !a.healthy;
     for (uint32_t draw = 1; draw < choice_count_; ++draw) {
       const size_t c = ap_pick1(table_.get(), rng);
       if (c == best) continue;
-      const ap_candidate cand = Candidate(c, &now);
+      const ap_candidate cand = Candidate(c, &now, all_in);
       saw_unusable = saw_unusable || !cand.healthy;
       int choice = 0;
       if (metric_ == AP_PICK_OUTSTANDING) {
@@ -89,12 +96,12 @@ size_t AperturePicker::ChooseBalanced() const {
     // would win on health alone, whatever its load (in a partition, the
     // next member to fail would take every such call until it is found
     // stuck). Redraw among the usable ones instead, by load as usual.
-    if (saw_unusable) best = FindUsable(best, &now, rng);
+    if (saw_unusable) best = FindUsable(best, &now, all_in, rng);
   }
   return best;
 }
 
-size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms,
+size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms, bool all_in,
                                   ap_rng* rng) const {
   // Redraws, and the less loaded of the first two usable ones (P2C, fair
   // as the normal pick): taking the first usable one would send a member
@@ -107,7 +114,7 @@ size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms,
   bool have_first = false;
   for (int k = 0; k < kRedraws; ++k) {
     const size_t c = ap_pick1(table_.get(), rng);
-    const ap_candidate cand = Candidate(c, now_ms);
+    const ap_candidate cand = Candidate(c, now_ms, all_in);
     if (!cand.healthy) continue;
     if (!have_first) {
       found = c;
@@ -123,14 +130,20 @@ size_t AperturePicker::FindUsable(size_t fallback, int64_t* now_ms,
   const size_t start = ap_pick1(table_.get(), rng);
   for (size_t k = 1; k < n; ++k) {
     const size_t c = (start + k) % n;
-    if (Candidate(c, now_ms).healthy) return c;
+    if (Candidate(c, now_ms, all_in).healthy) return c;
   }
   return fallback;  // nothing usable: still send the call
 }
 
-ap_candidate AperturePicker::Candidate(size_t slot, int64_t* now_ms) const {
+ap_candidate AperturePicker::Candidate(size_t slot, int64_t* now_ms,
+                                      bool all_in) const {
   const EndpointCounters& counters = *slots_[slot].counters;
   const int64_t outstanding = counters.Outstanding();
+  // Health switched off, or an idle member while every member is in (not
+  // ejected, not on probation; idle: not stuck): usable as it is.
+  if (!health_on_ || (all_in && outstanding <= 0)) {
+    return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight, 1};
+  }
   const ap_health_state state =
       ap_health_check_lazy(counters.health, outstanding, &health_, now_ms);
   return ap_candidate{static_cast<double>(outstanding), slots_[slot].weight,
@@ -146,6 +159,9 @@ LoadBalancingPolicy::PickResult AperturePicker::Pick(
     best = ChooseBalanced();
   }
   const Slot& slot = slots_[best];
+  // The tracker's Start() and Finish() read the member's health: ask for
+  // its line now, while the tracker is placed.
+  if (health_on_) __builtin_prefetch(slot.counters->health);
   void* memory = args.call_state->Alloc(sizeof(CallTracker));
   // The tracker counts the pick and the call in flight in one atomic add;
   // that call in flight keeps the counters alive, no reference needed.

@@ -43,12 +43,16 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // compares (ap_load.h; an unknown value counts as outstanding).
   // `sample_rates`: the call trackers sample the rate ORCA reports
   // (call_tracker.h).
+  // `health_group` (may be null) is the members' group (ap_health_group.h):
+  // while none of them is ejected or on probation, an idle member is
+  // usable without a look at its health.
   AperturePicker(std::vector<Slot> slots, PickTablePtr table,
                  uint32_t choice_count,
                  std::unique_ptr<AffinityRouter> affinity = nullptr,
                  const ap_health_config& health = DefaultHealth(),
                  ap_pick_metric metric = AP_PICK_OUTSTANDING,
-                 bool sample_rates = false);
+                 bool sample_rates = false,
+                 ap_health_group* health_group = nullptr);
 
   // Builds the pick table from the slots' weights; an error names why the
   // table could not be built.
@@ -56,7 +60,8 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
       std::vector<Slot> slots, uint32_t choice_count,
       std::unique_ptr<AffinityRouter> affinity,
       const ap_health_config& health = DefaultHealth(),
-      ap_pick_metric metric = AP_PICK_OUTSTANDING, bool sample_rates = false);
+      ap_pick_metric metric = AP_PICK_OUTSTANDING, bool sample_rates = false,
+      ap_health_group* health_group = nullptr);
 
   ap_pick_metric metric() const { return metric_; }
 
@@ -87,11 +92,12 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   // A usable slot other than by the draws: a few more draws (the less
   // loaded of the first two usable ones), then the first usable slot from a
   // random start; `fallback` when none is usable.
-  size_t FindUsable(size_t fallback, int64_t* now_ms, ap_rng* rng) const;
+  size_t FindUsable(size_t fallback, int64_t* now_ms, bool all_in, ap_rng* rng) const;
   // The slot's outstanding calls, weight and usability (*now_ms: the clock,
   // -1 until read; see ap_health_check_lazy), as the
-  // core compares them.
-  ap_candidate Candidate(size_t slot, int64_t* now_ms) const;
+  // core compares them. `all_in`: no member is ejected or on probation
+  // (ap_health_group_all_in), so an idle one is usable as it is.
+  ap_candidate Candidate(size_t slot, int64_t* now_ms, bool all_in) const;
   static size_t ChooseBalancedThunk(void* self) {
     return static_cast<const AperturePicker*>(self)->ChooseBalanced();
   }
@@ -101,8 +107,10 @@ class AperturePicker : public grpc_core::LoadBalancingPolicy::SubchannelPicker {
   const uint32_t choice_count_;
   const std::unique_ptr<AffinityRouter> affinity_;
   const ap_health_config health_;
+  const bool health_on_;  // ap_health_config_active(health_)
   const ap_pick_metric metric_;
   const bool sample_rates_;
+  const HealthGroupPtr health_group_;  // a reference; null: none
 };
 
 }  // namespace aperture_lb

@@ -81,6 +81,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   void SyncSubchannelsLocked();
   void UpdatePickerLocked();
   void PublishStateLocked();
+  // The health sweep (ap_health_sweep): each member's failure share, and
+  // from them the peers' that tells a stop from the service's tail.
+  void SweepHealthLocked();
   // Peer discovery or the C API changed the coordinate (peer_tracker.h).
   void OnCoordinateInputsChangedLocked(const char* reason);
   // The skew balance (skew/skew_balance.h): on or off with the config, and
@@ -112,6 +115,9 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   std::string last_status_;
   std::vector<std::string> logged_warnings_;  // of the config last applied
   AffinityState affinity_;  // request affinity (affinity/affinity_router.h)
+  // What the members' health shares (ap_health_group.h): the bound on
+  // members out (its size follows the aperture) and the peers' silences.
+  HealthGroupPtr health_group_{ap_health_group_create()};
   grpc_core::RefCountedPtr<PeerTracker> peers_;  // peer discovery
 
   EndpointMap endpoints_;
@@ -122,6 +128,7 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
   PeriodicTimer reresolution_timer_;  // reresolutionIntervalMs
   SkewBalance skew_;                  // pickMetric orca, clientSkewBalance
   PeriodicTimer skew_timer_;          // its ticks
+  PeriodicTimer health_sweep_timer_;  // AP_HEALTH_SWEEP_MS while health is on
   // Connections requested: from the first update (eagerConnect, the
   // default), else from the first ExitIdleLocked(); never undone.
   bool active_ = false;
@@ -133,7 +140,8 @@ class AperturePolicy : public LoadBalancingPolicy, public EndpointObserver {
 AperturePolicy::AperturePolicy(Args args)
     : LoadBalancingPolicy(std::move(args)),
       reresolution_timer_(work_serializer()),
-      skew_timer_(work_serializer()) {
+      skew_timer_(work_serializer()),
+      health_sweep_timer_(work_serializer()) {
   auto uri = ChannelTargetUri(channel_args());
   target_ = uri.has_value()
                 ? std::string(*uri)
@@ -172,6 +180,7 @@ void AperturePolicy::ShutdownLocked() {
   membership_timer_.reset();
   reresolution_timer_.StopLocked();
   skew_timer_.StopLocked();
+  health_sweep_timer_.StopLocked();
   ap_registry_remove(registry_entry_);
   registry_entry_ = nullptr;
   DropAllEndpointsLocked();
@@ -236,6 +245,11 @@ absl::Status AperturePolicy::UpdateLocked(UpdateArgs args) {
         channel_control_helper()->RequestReresolution();
       });
   ConfigureSkewBalanceLocked(previous);
+  health_sweep_timer_.ConfigureLocked(
+      ap_health_config_active(&settings.health) ? AP_HEALTH_SWEEP_MS : 0,
+      [this, self = Ref(DEBUG_LOCATION, "HealthSweepTimer")]() {
+        SweepHealthLocked();
+      });
 
   if (!args.addresses.ok()) {
     std::string msg = absl::StrCat("aperture: resolver error: ",
@@ -449,6 +463,9 @@ void AperturePolicy::RecomputeApertureLocked(const char* reason) {
   size_t now_widened =
       widened != nullptr ? ap_aperture_widened_count(widened.get()) : 0;
   widened_ = std::move(widened);
+  // The bound on members out follows the aperture in effect.
+  ap_health_group_set_members(health_group_.get(),
+                              static_cast<uint32_t>(ap_aperture_count(current())));
   if (now_widened > previous_widened) {
     publisher_->counters().widenings.fetch_add(1);
     APERTURE_TRACE("[aperture %p] widened by %zu endpoint(s) (%s): fewer than "
@@ -498,7 +515,8 @@ void AperturePolicy::SyncSubchannelsLocked() {
                    subchannel.get(), address.c_str());
     publisher_->counters().subchannels_created.fetch_add(1);
     auto endpoint = grpc_core::MakeRefCounted<Endpoint>(
-        Ref(DEBUG_LOCATION, "Endpoint"), this, address, std::move(subchannel));
+        Ref(DEBUG_LOCATION, "Endpoint"), this, address, std::move(subchannel),
+        health_group_.get());
     endpoints_[address] = endpoint;
     endpoint->StartWatchLocked();
     if (active_) endpoint->subchannel()->RequestConnection();
@@ -560,7 +578,8 @@ void AperturePolicy::UpdatePickerLocked() {
         std::move(slots), choice_count, affinity_.MakeRouter(census.affinity),
         config_ != nullptr ? config_->settings().health
                            : ApertureSettings::DefaultHealthConfig(),
-        metric, config_ != nullptr && SkewBalance::Enabled(config_->settings()));
+        metric, config_ != nullptr && SkewBalance::Enabled(config_->settings()),
+        health_group_.get());
     if (!picker.ok()) {
       EnterTransientFailureLocked(picker.status(), false).IgnoreError();
       return;
@@ -607,11 +626,30 @@ void AperturePolicy::PublishStateLocked() {
   if (config_ != nullptr && SkewBalance::Enabled(config_->settings())) {
     view.skew = &skew_.last();
   }
+  view.health_group = health_group_.get();
   std::shared_ptr<PublishedState> state = DescribePolicy(view);
   state->peer_target = peers_->target();
   state->peer_fingerprint = peers_->PeerFingerprint();
   state->coordinate_changes = peers_->coordinate_changes();
   publisher_->Publish(std::move(state));
+}
+
+void AperturePolicy::SweepHealthLocked() {
+  if (shutdown_) return;
+  std::vector<ap_health*> members;
+  std::vector<uint64_t> calls_ended;
+  members.reserve(endpoints_.size());
+  calls_ended.reserve(endpoints_.size());
+  for (const auto& kv : endpoints_) {
+    const EndpointCounters& c = *kv.second->counters();
+    members.push_back(c.health);
+    calls_ended.push_back(c.Picks() - static_cast<uint64_t>(c.Outstanding()));
+  }
+  ap_error err;
+  if (ap_health_sweep(health_group_.get(), members.data(), calls_ended.data(),
+                      members.size(), &err) != AP_OK) {
+    APERTURE_TRACE("[aperture %p] health sweep: %s", this, err.message);
+  }
 }
 
 void AperturePolicy::ExitIdleLocked() {

@@ -43,6 +43,7 @@ std::shared_ptr<PublishedState> DescribePolicy(const PolicyView& view) {
   if (view.settings != nullptr) state->health = view.settings->health;
   state->sessions = view.sessions;
   if (view.skew != nullptr) state->skew = *view.skew;
+  state->health_group = ShareHealthGroup(view.health_group);
   state->peer_index = view.coordinate->peer_index;
   state->peer_count =
       view.coordinate->known ? view.coordinate->peer_count : 0;

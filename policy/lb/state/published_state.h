@@ -11,6 +11,7 @@
 
 #include "policy/core/skew/ap_skew.h"
 #include "policy/lb/affinity/affinity_router.h"
+#include "policy/lb/core_ptr.h"
 #include "policy/lb/config/config.h"
 #include "policy/lb/coordinate/coordinate.h"
 #include "policy/lb/endpoints/endpoint.h"
@@ -84,6 +85,8 @@ struct PublishedState {
   ap_skew_decision skew = OffSkewDecision();
   // The health settings, to tell a stuck member from a busy one.
   ap_health_config health = ApertureSettings::DefaultHealthConfig();
+  // The members' health group (ap_health_group.h): members out, read live.
+  HealthGroupPtr health_group;
 };
 
 // What the policy knows when it publishes; pointers are borrowed for the
@@ -97,6 +100,7 @@ struct PolicyView {
   const std::string* last_status = nullptr;
   grpc_core::RefCountedPtr<SessionStore> sessions;  // sticky affinity only
   const ap_skew_decision* skew = nullptr;  // null when it does not run
+  ap_health_group* health_group = nullptr;  // the members' (a reference is taken)
 };
 
 // The state the status service shows for `view`: shares view.ring and

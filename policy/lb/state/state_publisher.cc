@@ -99,6 +99,12 @@ int StatePublisher::Snapshot(ap_ring_state* out) {
       out->config_warnings[out->config_warning_count++] = copy;
     }
   }
+  out->max_ejection_percent = s.health.max_ejection_percent;
+  out->members_out = ap_health_group_members_out(s.health_group.get());
+  out->max_members_out = ap_health_max_members_out(
+      ap_health_group_members(s.health_group.get()), s.health.max_ejection_percent);
+  const int64_t ppm = ap_health_group_peer_failure_ppm(s.health_group.get());
+  out->peer_failure_share = ppm >= 0 ? static_cast<double>(ppm) / 1e6 : -1;
   // Only the page the request asks for is copied.
   size_t first = 0, count = 0;
   ap_snapshot_query_page(out->query, s.endpoint_count(), &first, &count);
