@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <thread>
@@ -120,6 +121,45 @@ TEST(PickerConcurrency, CountersStayExactAcrossThreads) {
     total += picks;
   }
   EXPECT_EQ(total, static_cast<uint64_t>(kThreads) * kPicksPerThread);
+}
+
+// peakEwma times every call, whether or not the health checks run: with
+// them switched off (ejectAfterFailures and stuckCallMs 0) a call of about
+// 20 ms records about 20 ms, not the time since the clock's epoch.
+TEST(CallTracker, PeakEwmaTimesCallsWithTheHealthChecksOff) {
+  for (const bool health_on : {true, false}) {
+    auto counters = grpc_core::MakeRefCounted<aperture_lb::EndpointCounters>();
+    std::vector<aperture_lb::AperturePicker::Slot> slots;
+    slots.push_back({grpc_core::MakeRefCounted<IdleSubchannel>(), counters, 1});
+    const double weight = 1;
+    ap_pick_table* table = nullptr;
+    ASSERT_EQ(ap_pick_table_create(&weight, 1, &table, nullptr), AP_OK);
+    ap_health_config health;
+    ap_health_config_init(&health);
+    if (!health_on) {
+      health.eject_after_failures = 0;
+      health.stuck_call_ms = 0;
+    }
+    aperture_lb::AperturePicker picker(std::move(slots),
+                                       aperture_lb::PickTablePtr(table), 2,
+                                       nullptr, health, AP_PICK_PEAK_EWMA);
+    ScratchCallState arena;
+    LoadBalancingPolicy::PickArgs args{"/test.Service/Method", nullptr, &arena};
+    LoadBalancingPolicy::PickResult result = picker.Pick(args);
+    auto* complete =
+        absl::get_if<LoadBalancingPolicy::PickResult::Complete>(&result.result);
+    ASSERT_NE(complete, nullptr);
+    complete->subchannel_call_tracker->Start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    complete->subchannel_call_tracker->Finish({absl::OkStatus(), nullptr, nullptr});
+    double latency_ns = -1;
+    ASSERT_EQ(ap_load_latency_ns(&counters->load, &latency_ns), 1)
+        << "health " << health_on;
+    EXPECT_GE(latency_ns, 20e6) << "health " << health_on;
+    // A sleep overshoots, on a loaded machine by a lot; 10 s does not
+    // happen, the time since the clock's epoch (boot) is far above it.
+    EXPECT_LT(latency_ns, 10e9) << "health " << health_on;
+  }
 }
 
 // The counters' lifetime (endpoint_counters.h, Ownership) under the race

@@ -14,6 +14,8 @@
 
 enum { REASON_NONE = 0, REASON_FAILURES = 1, REASON_STUCK = 2, REASON_PROBE = 3 };
 
+#define AP_HEALTH_LINE 64
+
 struct ap_health {
   _Atomic int64_t progress_ms;      /* last call end, or idle -> busy */
   /* 0: in. Otherwise (until_ms << 1) | slot: ejected until until_ms (>= 1),
@@ -130,9 +132,13 @@ const char *ap_health_state_name(ap_health_state state) {
   return "unknown";
 }
 
-ap_health *ap_health_create_in(ap_health_group *group) {
-  ap_health *h = malloc(sizeof *h);
-  if (h == NULL) return NULL;
+_Static_assert(sizeof(struct ap_health) <= AP_HEALTH_FOOTPRINT,
+               "AP_HEALTH_FOOTPRINT must hold an ap_health");
+
+ap_health *ap_health_init_at(void *memory, size_t size, ap_health_group *group) {
+  if (memory == NULL || size < AP_HEALTH_FOOTPRINT || (uintptr_t)memory % AP_HEALTH_LINE != 0)
+    return NULL;
+  ap_health *h = memory;
   atomic_init(&h->progress_ms, ap_health_now_ms()); /* no false "stuck" before a start */
   atomic_init(&h->ejection, 0);
   atomic_init(&h->failure_run, 0);
@@ -150,14 +156,26 @@ ap_health *ap_health_create_in(ap_health_group *group) {
   return h;
 }
 
-ap_health *ap_health_create(void) { return ap_health_create_in(NULL); }
-
-void ap_health_destroy(ap_health *health) {
+void ap_health_fini(ap_health *health) {
   if (health == NULL) return;
   const int64_t state = atomic_load_explicit(&health->ejection, memory_order_relaxed);
   if (holds_slot(state)) ap_health_group_give_slot(health->group);
   if (state != 0) ap_health_group_member_back(health->group);
   ap_health_group_unref(health->group);
+}
+
+ap_health *ap_health_create_in(ap_health_group *group) {
+  /* Lines of its own: no other data's writes share them. */
+  void *memory = aligned_alloc(AP_HEALTH_LINE, AP_HEALTH_FOOTPRINT);
+  if (memory == NULL) return NULL;
+  return ap_health_init_at(memory, AP_HEALTH_FOOTPRINT, group);
+}
+
+ap_health *ap_health_create(void) { return ap_health_create_in(NULL); }
+
+void ap_health_destroy(ap_health *health) {
+  if (health == NULL) return;
+  ap_health_fini(health);
   free(health);
 }
 

@@ -152,15 +152,21 @@ const char *ap_health_state_name(ap_health_state state);
 
 typedef struct ap_health ap_health;
 
-/* A new endpoint's health: usable, no failures, in `group` (the other
- * members of its aperture: the bound and the peers' failure share; it
- * takes a reference, and NULL means an endpoint alone: no bound, and its
- * peers always quiet). NULL when out of memory. Free with
- * ap_health_destroy(), which gives back a slot it holds. */
-ap_health *ap_health_create_in(ap_health_group *group);
-/* The same without a group. */
-ap_health *ap_health_create(void);
-void ap_health_destroy(ap_health *health);
+/* Bytes an endpoint's health takes inside its owner's object: two cache
+ * lines, so that the call path's reads sit next to the owner's own line
+ * and share no line with another endpoint's writes. */
+#define AP_HEALTH_FOOTPRINT 128
+
+/* A new endpoint's health, built in memory the caller owns (`size` at
+ * least AP_HEALTH_FOOTPRINT, aligned to 64 bytes; nothing is allocated):
+ * usable, no failures, in `group` (the other members of its aperture: the
+ * bound and the peers' failure share; it takes a reference, and NULL
+ * means an endpoint alone: no bound, and its peers always quiet). NULL
+ * when `memory` is NULL, misaligned or too small. End it with
+ * ap_health_fini(): it gives back a slot it holds and its group
+ * reference; the memory stays the caller's. */
+ap_health *ap_health_init_at(void *memory, size_t size, ap_health_group *group);
+void ap_health_fini(ap_health *health);
 
 /* A call starts on the endpoint; `outstanding_before` is its calls in
  * flight before this one (an idle endpoint starts its stuck clock here).

@@ -19,7 +19,7 @@
  *     that answer stands out; when the peers' calls fail too (a service
  *     whose deadlines sit inside its latency tail), a silence says nothing
  *     of one member.
- * A member's health holds a reference on its group (ap_health_create_in).
+ * A member's health holds a reference on its group (ap_health_init_at).
  * Lock-free: the slots are one atomic count and the peers' share one
  * atomic word; the success path of a call touches neither.
  */

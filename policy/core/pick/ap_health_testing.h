@@ -11,6 +11,13 @@
 extern "C" {
 #endif
 
+/* A health on the heap, as ap_health_init_at() builds it (NULL when out
+ * of memory); free with ap_health_destroy(), which ends it first. */
+ap_health *ap_health_create_in(ap_health_group *group);
+/* The same without a group. */
+ap_health *ap_health_create(void);
+void ap_health_destroy(ap_health *health);
+
 /* The length of the current ejection in ms, its probation included (0
  * when the endpoint is in, or on probation at the bound without an
  * ejection; NULL: 0). */

@@ -110,10 +110,6 @@ int ap_load_release(ap_load_state *s) {
          RELEASED;
 }
 
-uint64_t ap_load_calls_started(const ap_load_state *s) {
-  return s == NULL ? 0 : __atomic_load_n(&s->started, __ATOMIC_RELAXED);
-}
-
 uint64_t ap_load_calls_ended(const ap_load_state *s) {
   return s == NULL ? 0 : __atomic_load_n(&s->ended, __ATOMIC_RELAXED);
 }
@@ -171,16 +167,6 @@ int ap_load_record_utilization(ap_load_state *s, double u, int64_t now_ns,
   blend(&s->util_bits, &s->flags, HAS_UTIL, u, dt,
         (double)AP_LOAD_UTIL_TAU_NS, 0);
   return AP_OK;
-}
-
-int64_t ap_load_outstanding(const ap_load_state *s) {
-  if (s == NULL) return 0;
-  /* Ended first, with acquire: the starts of the calls it counts happened
-   * before their ends, so `started` read after it is at least as large
-   * (no negative count from a racing end). */
-  const uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_ACQUIRE);
-  const uint64_t started = __atomic_load_n(&s->started, __ATOMIC_RELAXED);
-  return started > ended ? (int64_t)(started - ended) : 0;
 }
 
 int ap_load_latency_ns(const ap_load_state *s, double *out) {

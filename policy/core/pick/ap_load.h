@@ -62,6 +62,7 @@
 #ifndef AP_LOAD_H
 #define AP_LOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "policy/core/ap_error.h"
@@ -148,8 +149,11 @@ int ap_load_call_end(ap_load_state *s);
  * (see Lifetime above). NULL: 0. */
 int ap_load_release(ap_load_state *s);
 
-/* Calls started so far (0 for NULL): every ap_load_call_start(). */
-uint64_t ap_load_calls_started(const ap_load_state *s);
+/* Calls started so far (0 for NULL): every ap_load_call_start(). Inline:
+ * the call tracker reads it on every call. */
+static inline uint64_t ap_load_calls_started(const ap_load_state *s) {
+  return s == NULL ? 0 : __atomic_load_n(&s->started, __ATOMIC_RELAXED);
+}
 
 /* Records a latency sample of latency_ns at now_ns into the peak EWMA
  * without touching outstanding. Errors: AP_EINVAL (s NULL, latency_ns < 0);
@@ -166,8 +170,16 @@ int ap_load_record_utilization(ap_load_state *s, double u, int64_t now_ns,
                                ap_error *err);
 
 /* Calls in flight: started - ended (0 for NULL; never negative). Two
- * atomic loads, no write. */
-int64_t ap_load_outstanding(const ap_load_state *s);
+ * atomic loads, no write; inline, as every pick and call end reads it.
+ * Ended first, with acquire: the starts of the calls it counts happened
+ * before their ends, so `started` read after it is at least as large (no
+ * negative count from a racing end). */
+static inline int64_t ap_load_outstanding(const ap_load_state *s) {
+  if (s == NULL) return 0;
+  const uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_ACQUIRE);
+  const uint64_t started = __atomic_load_n(&s->started, __ATOMIC_RELAXED);
+  return started > ended ? (int64_t)(started - ended) : 0;
+}
 
 /* The peak EWMA of latency in ns; *out = 0 and return 0 when there is no
  * sample yet (or s/out NULL), 1 otherwise. */

@@ -23,6 +23,7 @@ CallTracker::~CallTracker() {
 
 void CallTracker::Start() {
   started_ = true;
+  if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
   if (!health_on_) return;
   // The health clock (coarse: a few ns) only when something needs it: an
   // idle endpoint starts its stuck clock (ap_health.h), and one call in
@@ -34,7 +35,6 @@ void CallTracker::Start() {
     start_ms_ = ap_health_now_ms();
     if (idle_before_) ap_health_on_start(counters_->health, 0, start_ms_);
   }
-  if (metric_ == AP_PICK_PEAK_EWMA) start_ns_ = ap_load_now_ns();
 }
 
 bool CallTracker::CountsAsFailure(const absl::Status& status) {
@@ -91,7 +91,8 @@ void CallTracker::Finish(FinishArgs args) {
     counters_->failures.fetch_add(1, std::memory_order_relaxed);
   }
   if (health_on_) {
-    const bool failed = CountsAsFailure(args.status);
+    // ok() is inline; code() is a call into absl's shared library.
+    const bool failed = !args.status.ok() && CountsAsFailure(args.status);
     // Successful calls only: a failure's latency is its deadline, not the
     // member's speed.
     const bool sample = sample_latency_ && args.status.ok();

@@ -46,7 +46,7 @@ class alignas(64) EndpointCounters {
   // the health group of the endpoint's aperture (ap_health_group.h: the
   // bound on members out and the peers' silences); null: alone.
   explicit EndpointCounters(ap_health_group* group = nullptr)
-      : health(ap_health_create_in(group)) {
+      : health(ap_health_init_at(health_memory_, sizeof health_memory_, group)) {
     ap_load_init(&load);
     ap_orca_sample_init(&orca);
     live_.fetch_add(1, std::memory_order_relaxed);
@@ -94,8 +94,7 @@ class alignas(64) EndpointCounters {
   // critical section, so this is the calls started and not finished.
   int64_t Outstanding() const { return ap_load_outstanding(&load); }
 
-  // Gray-failure health (ap_health.h); null only when out of memory, which
-  // every ap_health function takes as "healthy".
+  // Gray-failure health (ap_health.h), held in this object (never null).
   ap_health* const health;
   // Calls in flight and picks, the peak EWMA of latency and the smoothed
   // reported utilization: only through the ap_load functions (atomic
@@ -108,11 +107,14 @@ class alignas(64) EndpointCounters {
 
  private:
   ~EndpointCounters() {
-    ap_health_destroy(health);
+    ap_health_fini(health);
     live_.fetch_sub(1, std::memory_order_relaxed);
   }
 
   std::atomic<intptr_t> owners_{1};
+  // The health's own lines, right after this object's: the call tracker
+  // reads them after the first line (ap_health_init_at).
+  alignas(64) unsigned char health_memory_[AP_HEALTH_FOOTPRINT];
   // Objects alive in the process, for tests' leak checks
   // (LiveEndpointCounters() in test_hooks.h).
   static inline std::atomic<int64_t> live_{0};

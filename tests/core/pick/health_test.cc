@@ -33,6 +33,23 @@ ap_health_config Config(uint32_t failures, uint32_t ejection_ms, uint32_t stuck_
   return c;
 }
 
+TEST(Health, BuiltInTheCallersMemoryOnlyWhenItFits) {
+  alignas(64) unsigned char memory[AP_HEALTH_FOOTPRINT + 64];
+  EXPECT_EQ(ap_health_init_at(nullptr, sizeof memory, nullptr), nullptr);
+  EXPECT_EQ(ap_health_init_at(memory, AP_HEALTH_FOOTPRINT - 1, nullptr), nullptr);
+  EXPECT_EQ(ap_health_init_at(memory + 8, AP_HEALTH_FOOTPRINT, nullptr), nullptr)
+      << "misaligned";
+  ap_health_group* group = ap_health_group_create();
+  ap_health* health = ap_health_init_at(memory, AP_HEALTH_FOOTPRINT, group);
+  ASSERT_EQ(health, static_cast<void*>(memory));
+  EXPECT_EQ(ap_health_ejections(health), 0u);
+  EXPECT_EQ(ap_health_check(health, 0, nullptr, 0), AP_HEALTH_OK);
+  // The member's reference on the group goes with it; the memory stays.
+  ap_health_fini(health);
+  ap_health_fini(nullptr);
+  ap_health_group_unref(group);
+}
+
 TEST(Health, DefaultsAndNames) {
   ap_health_config c;
   ap_health_config_init(&c);
