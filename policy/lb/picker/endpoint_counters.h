@@ -37,8 +37,9 @@
 namespace aperture_lb {
 
 // Cache-line aligned: threads picking different endpoints do not share a
-// line; what the pick reads (health, load) is on the first line, the
-// failure count and the owner count on the second. Relaxed atomics where
+// line; what the pick reads (health, load) is on the first line, then the
+// sampled ORCA rate, the failure and owner counts, and the health state's
+// own two lines. Relaxed atomics where
 // readers (the pick, the status) want a recent value, not an ordering.
 class alignas(64) EndpointCounters {
  public:
