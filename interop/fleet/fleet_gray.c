@@ -19,6 +19,7 @@
 #include "interop/fleet/fleet_modes.h"
 #include "interop/fleet/fleet_net.h"
 #include "interop/fleet/fleet_server.h"
+#include "policy/status/ap_json_string.h"
 
 #define WARM_S 1.5   /* calls before the fault starts */
 #define AFTER_S 3.5  /* calls after it healed */
@@ -434,12 +435,8 @@ static void write_row_json(FILE *f, const gray_row *r) {
   if (r->resumed >= 0) fprintf(f, ",\"resumed\":%s", r->resumed ? "true" : "false");
   fprintf(f, ",\"complete\":%s", r->complete ? "true" : "false");
   if (!r->complete) {
-    fprintf(f, ",\"error\":\"");
-    for (const char *c = r->error; *c; c++) {
-      if (*c == '"' || *c == '\\') fputc('\\', f);
-      if ((unsigned char)*c >= 0x20) fputc(*c, f);
-    }
-    fputc('"', f);
+    fprintf(f, ",\"error\":");
+    ap_json_write_string(f, r->error);
   }
   fputc('}', f);
 }

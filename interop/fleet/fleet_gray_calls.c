@@ -45,12 +45,26 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Nearest-rank quantile of sorted v[0..n), in ms. */
-static double quantile_ms(const int64_t *v, size_t n, double q) {
-  size_t rank = (size_t)(q * (double)n + 0.999999);
-  if (rank < 1) rank = 1;
-  if (rank > n) rank = n;
-  return (double)v[rank - 1] / 1000.0;
+void io_fleet_gray_sort_by_start(gray_call *calls, size_t n) {
+  if (calls != NULL && n > 0) qsort(calls, n, sizeof(*calls), by_start);
+}
+
+int io_fleet_gray_latency_quantiles(const gray_call *calls, size_t n, const double *q,
+                                    size_t n_q, double *out_ms) {
+  if (calls == NULL || n == 0 || q == NULL || out_ms == NULL) return -1;
+  int64_t *lat = malloc(n * sizeof(*lat));
+  if (lat == NULL) return -1;
+  for (size_t i = 0; i < n; i++) lat[i] = calls[i].latency_us;
+  qsort(lat, n, sizeof(*lat), by_value);
+  for (size_t k = 0; k < n_q; k++) {
+    /* Nearest rank: the smallest latency with at least q of them at or below. */
+    size_t rank = (size_t)(q[k] * (double)n + 0.999999);
+    if (rank < 1) rank = 1;
+    if (rank > n) rank = n;
+    out_ms[k] = (double)lat[rank - 1] / 1000.0;
+  }
+  free(lat);
+  return 0;
 }
 
 /* The fault's servers and clients as bit sets. */
@@ -94,13 +108,16 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
   scope sc = {w->faulty_mask ? w->faulty_mask : 1u << w->faulty,
               w->client_mask ? w->client_mask : ~0u};
   memset(out, 0, sizeof(*out));
-  int64_t *lat = malloc(n * sizeof(*lat));
-  if (lat == NULL) return -1;
-  qsort(calls, n, sizeof(*calls), by_start);
+  const double q[] = {0.5, 0.99, 0.999};
+  double at_q[3];
+  if (io_fleet_gray_latency_quantiles(calls, n, q, 3, at_q) != 0) return -1;
+  out->p50_ms = at_q[0];
+  out->p99_ms = at_q[1];
+  out->p999_ms = at_q[2];
+  io_fleet_gray_sort_by_start(calls, n);
   long during = 0, during_mine = 0, after = 0, after_mine = 0;
   for (size_t i = 0; i < n; i++) {
     const gray_call *c = &calls[i];
-    lat[i] = c->latency_us;
     out->calls++;
     out->by_code[c->code]++;
     if (in_scope(&sc, c) && c->start_us >= w->fault_start_us && c->start_us < w->heal_us) {
@@ -123,11 +140,6 @@ int io_fleet_gray_figures(gray_call *calls, size_t n, const gray_windows *w, gra
     else out->failed_healthy++;
   }
   out->failed_budget = out->inflight_at_fault + out->calls / 1000;
-  qsort(lat, n, sizeof(*lat), by_value);
-  out->p50_ms = quantile_ms(lat, n, 0.5);
-  out->p99_ms = quantile_ms(lat, n, 0.99);
-  out->p999_ms = quantile_ms(lat, n, 0.999);
-  free(lat);
   out->share_during = during ? (double)during_mine / (double)during : 0;
   out->share_after = after ? (double)after_mine / (double)after : 0;
 

@@ -94,6 +94,15 @@ typedef struct gray_figures {
   long failed_budget;
 } gray_figures;
 
+/* Sorts calls[0..n) by start time, in place (NULL or n 0: nothing). */
+void io_fleet_gray_sort_by_start(gray_call *calls, size_t n);
+
+/* Nearest-rank quantiles of calls[0..n)'s latencies, in ms: q[k] for each
+ * of the n_q fractions in q (0 < q <= 1), written to out_ms[k]. Returns 0,
+ * or -1 on NULL arguments, n 0 or out of memory. */
+int io_fleet_gray_latency_quantiles(const gray_call *calls, size_t n, const double *q,
+                                    size_t n_q, double *out_ms);
+
 /* The figures of calls[0..n) (any order; the array is sorted by start in
  * place). Returns 0, or -1 on NULL arguments, a bad window (heal before
  * fault, bucket_ms <= 0, faulty outside 0..n_servers, a faulty_mask bit

@@ -23,6 +23,7 @@
 #include "interop/fleet/fleet_server.h"
 #include "interop/fleet/fleet_summary.h"
 #include "interop/fleet/fleet_tail_calls.h"
+#include "policy/status/ap_json_string.h"
 
 #define MAX_ROWS 16
 #define MAX_CALLS 2000000 /* over a run's clients: 10 s at 200,000 calls/s */
@@ -411,12 +412,8 @@ static void write_row_json(FILE *f, const tail_result *res, const tail_row *r) {
   }
   fprintf(f, ",\"complete\":%s", yes(r->complete));
   if (!r->complete) {
-    fprintf(f, ",\"error\":\"");
-    for (const char *c = r->error; *c; c++) {
-      if (*c == '"' || *c == '\\') fputc('\\', f);
-      if ((unsigned char)*c >= 0x20) fputc(*c, f);
-    }
-    fputc('"', f);
+    fprintf(f, ",\"error\":");
+    ap_json_write_string(f, r->error);
   }
   fputc('}', f);
 }

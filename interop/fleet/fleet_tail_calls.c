@@ -4,24 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int by_start(const void *a, const void *b) {
-  const gray_call *x = a, *y = b;
-  return (x->start_us > y->start_us) - (x->start_us < y->start_us);
-}
-
-static int by_value(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Nearest-rank quantile of sorted v[0..n), in ms. */
-static double quantile_ms(const int64_t *v, size_t n, double q) {
-  size_t rank = (size_t)(q * (double)n + 0.999999);
-  if (rank < 1) rank = 1;
-  if (rank > n) rank = n;
-  return (double)v[rank - 1] / 1000.0;
-}
-
 /* Closes window `w` with counts c[0..n_servers): the busiest so far? */
 static void close_window(const long *c, int n_servers, long min_calls, int w,
                          tail_figures *out) {
@@ -53,19 +35,17 @@ int io_fleet_tail_figures(gray_call *calls, size_t n, int n_servers, double wind
   out->busiest_max_mean = -1;
   out->busiest_window = -1;
   out->busiest_server = -1;
-  qsort(calls, n, sizeof(calls[0]), by_start);
-  int64_t *lat = malloc(n * sizeof(int64_t));
-  if (lat == NULL) return -1;
+  const double q[] = {0.50, 0.99};
+  double at_q[2];
+  if (io_fleet_gray_latency_quantiles(calls, n, q, 2, at_q) != 0) return -1;
+  out->p50_ms = at_q[0];
+  out->p99_ms = at_q[1];
+  io_fleet_gray_sort_by_start(calls, n);
   for (size_t i = 0; i < n; i++) {
     out->calls++;
     if (calls[i].code == 0) out->ok++;
     else out->failed++;
-    lat[i] = calls[i].latency_us;
   }
-  qsort(lat, n, sizeof(lat[0]), by_value);
-  out->p50_ms = quantile_ms(lat, n, 0.50);
-  out->p99_ms = quantile_ms(lat, n, 0.99);
-  free(lat);
   out->failed_share = (double)out->failed / (double)out->calls;
 
   const int64_t first = calls[0].start_us, last = calls[n - 1].start_us;

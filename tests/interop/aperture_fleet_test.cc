@@ -150,7 +150,7 @@ Json RunFleet(const std::vector<std::string> &args, const std::string &dir) {
   all.insert(all.end(), {"--out-dir", dir, "--svg", dir + "/chart.svg"});
   Child fleet(InteropBinary("fleet"), all, dir + "/fleet.log");
   int status = fleet.Wait(120000);
-  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) << LogTails(dir);
   return ReadJson(dir + "/report.json");
 }
 

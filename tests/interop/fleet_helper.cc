@@ -4,12 +4,15 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <ftw.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 
 Json ReadJson(const std::string &path) {
   char err[200];
@@ -101,6 +104,37 @@ std::string TempDir(const std::string &tag) {
                     std::to_string(getpid()) + "." + std::to_string(counter++);
   mkdir(dir.c_str(), 0755);
   return dir;
+}
+
+namespace {
+std::string *g_tails;
+size_t g_tail_bytes;
+int AppendTail(const char *path, const struct stat *st, int type, struct FTW *) {
+  const size_t n = strlen(path);
+  if (type != FTW_F || n < 4 || strcmp(path + n - 4, ".log") != 0) return 0;
+  if (g_tails->size() > 16384) return 1;
+  FILE *f = fopen(path, "r");
+  if (f == nullptr) return 0;
+  const long size = st->st_size;
+  const long from = size > (long)g_tail_bytes ? size - (long)g_tail_bytes : 0;
+  fseek(f, from, SEEK_SET);
+  std::string text(static_cast<size_t>(size - from), '\0');
+  text.resize(fread(&text[0], 1, text.size(), f));
+  fclose(f);
+  *g_tails += std::string("--- ") + path + "\n" + text + "\n";
+  return 0;
+}
+}  // namespace
+
+std::string LogTails(const std::string &dir, size_t bytes) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::string out;
+  g_tails = &out;
+  g_tail_bytes = bytes;
+  nftw(dir.c_str(), AppendTail, 8, FTW_PHYS);
+  g_tails = nullptr;
+  return out;
 }
 
 ServerSet::ServerSet(int n, const std::vector<std::string> &extra_args, const std::string &tag)

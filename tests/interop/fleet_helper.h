@@ -64,6 +64,11 @@ std::string InteropBinary(const std::string &name);
 // A fresh directory under TEST_TMPDIR.
 std::string TempDir(const std::string &tag);
 
+// For a failed fleet run: the end of every .log file under `dir` (the
+// runner's, the servers', the clients'), at most `bytes` of each and 16 KiB
+// in all, each headed by its path.
+std::string LogTails(const std::string &dir, size_t bytes = 600);
+
 // N interop servers on 127.0.0.1 (ephemeral ports), hostnames s0..sN-1,
 // stats files in dir.
 class ServerSet {

@@ -24,7 +24,7 @@ TEST(PeersFleetTest, JoinAndLeaveChangeTheSessionsTheCorePredicts) {
                "--clients", "4", "--min-aperture", "3", "--out-dir", dir},
               dir + "/fleet.log");
   int status = fleet.Wait(120000);
-  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) << LogTails(dir);
   Json report = ReadJson(dir + "/report.json");
   ASSERT_TRUE(report);
   // Servers s0..s11; clients 0..3, then 4 joins, then 1 leaves

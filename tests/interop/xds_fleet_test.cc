@@ -21,7 +21,7 @@ TEST(XdsFleetTest, EdsRemovalAndAdditionChangeTheSessionsTheCorePredicts) {
                "--out-dir", dir},
               dir + "/fleet.log");
   int status = fleet.Wait(180000);
-  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) << LogTails(dir);
   Json report = ReadJson(dir + "/report.json");
   ASSERT_TRUE(report);
   for (const char *mode : {"continuous", "smooth"}) {
