@@ -189,10 +189,14 @@ TEST(AperturePolicy, UpdatesMoveOnlyTheDelta) {
   }
 }
 
-// Least-loaded P2C steers calls away from a slow backend.
+// Least-loaded P2C steers calls away from a slow backend. What the slow
+// one gets grows with the run's length (a call there every time its count
+// in flight is no higher than the other draw's), and the run is longer on a
+// loaded machine: 300 ms calls and a bound of half the fair share leave a
+// wide margin (about 3 in flight per 300 ms, a 2.5 s run: some 25 calls).
 TEST(AperturePolicy, SlowBackendGetsFarFewerCalls) {
   std::vector<std::unique_ptr<Backend>> backends;
-  backends.push_back(std::make_unique<Backend>(/*delay_ms=*/100));
+  backends.push_back(std::make_unique<Backend>(/*delay_ms=*/300));
   for (int i = 0; i < 5; ++i) backends.push_back(std::make_unique<Backend>());
   TestChannel channel("slow", Config("{\"mode\":\"mesh\",\"eagerConnect\":true}"));
   channel.SetAddresses(Addresses(backends));
@@ -200,7 +204,7 @@ TEST(AperturePolicy, SlowBackendGetsFarFewerCalls) {
   const int kCalls = 1200;
   ASSERT_EQ(channel.RunLoad(kCalls, /*concurrency=*/12), 0);
   uint64_t fair = kCalls / 6;
-  EXPECT_LT(backends[0]->calls(), fair / 4)
+  EXPECT_LT(backends[0]->calls(), fair / 2)
       << "slow backend got " << backends[0]->calls() << " of " << kCalls;
   for (size_t i = 1; i < backends.size(); ++i) {
     EXPECT_GT(backends[i]->calls(), fair / 2) << backends[i]->address();
