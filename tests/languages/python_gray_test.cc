@@ -25,41 +25,18 @@
 #include <gtest/gtest.h>
 
 #include "tests/interop/fleet_helper.h"
+#include "tests/languages/lang_shell.h"
 
 namespace {
+
+using lang_test::Env;
+using lang_test::Quote;
+using lang_test::Runfile;
+using lang_test::Shell;
 
 constexpr char kPython[] = "/usr/bin/python3";  // the grpcio build is for Debian's
 constexpr char kConfig[] = "{\"loadBalancingConfig\":[{\"aperture\":{\"minAperture\":4}}]}";
 constexpr int kServers = 4;
-
-std::string Runfile(const std::string &path) {
-  const char *srcdir = getenv("TEST_SRCDIR");
-  const char *ws = getenv("TEST_WORKSPACE");
-  return std::string(srcdir ? srcdir : ".") + "/" + (ws ? ws : "aperture") + "/" + path;
-}
-
-std::string Quote(const std::string &s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string Shell(const std::string &cmd, int *exit_code) {
-  std::string out;
-  FILE *f = popen(cmd.c_str(), "r");
-  if (f == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-std::string Env(const char *name) {
-  const char *v = getenv(name);
-  return v ? v : "";
-}
 
 // The sanitizer runtime when the library is instrumented (--config=asan).
 std::string SanitizerRuntime() {
