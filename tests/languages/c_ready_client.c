@@ -1,7 +1,7 @@
 /*
- * A plain C program on the public gRPC C-core API (libgrpc only; the
- * policy comes from LD_PRELOAD=libaperture.so) that waits for its channel
- * to be READY the way a start-up check does: one connect request,
+ * A plain C program on the public gRPC C-core API (the policy comes from
+ * LD_PRELOAD=libaperture.so; its calls are the interop programs'
+ * io_unary_call) that waits for its channel to be READY the way a start-up check does: one connect request,
  * grpc_channel_check_connectivity_state(ch, 1), then only watches
  * (grpc_channel_watch_connectivity_state) until READY or 5 s have passed;
  * it never asks to connect again. Then it makes CALLS unary calls to
@@ -24,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <grpc/byte_buffer.h>
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
+
+#include "grpc/testing/empty.pb-c.h"
+#include "interop/common/unary_call.h"
 
 static const char *state_name(grpc_connectivity_state s) {
   switch (s) {
@@ -83,46 +85,17 @@ static double ms_since(gpr_timespec start) {
   return (double)d.tv_sec * 1e3 + (double)d.tv_nsec / 1e6;
 }
 
-/* One EmptyCall; returns its status. */
-static grpc_status_code empty_call(grpc_channel *channel, grpc_completion_queue *cq) {
-  gpr_timespec deadline =
-      gpr_time_add(gpr_now(GPR_CLOCK_REALTIME), gpr_time_from_seconds(5, GPR_TIMESPAN));
-  grpc_call *call = grpc_channel_create_call(
-      channel, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
-      grpc_slice_from_static_string("/grpc.testing.TestService/EmptyCall"), NULL, deadline, NULL);
-  grpc_slice empty = grpc_empty_slice();
-  grpc_byte_buffer *request = grpc_raw_byte_buffer_create(&empty, 1);
-  grpc_byte_buffer *response = NULL;
-  grpc_metadata_array initial_md, trailing_md;
-  grpc_metadata_array_init(&initial_md);
-  grpc_metadata_array_init(&trailing_md);
-  grpc_status_code status = GRPC_STATUS_UNKNOWN;
-  grpc_slice details = grpc_empty_slice();
-  grpc_op ops[6];
-  memset(ops, 0, sizeof(ops));
-  ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-  ops[1].op = GRPC_OP_SEND_MESSAGE;
-  ops[1].data.send_message.send_message = request;
-  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-  ops[3].data.recv_initial_metadata.recv_initial_metadata = &initial_md;
-  ops[4].op = GRPC_OP_RECV_MESSAGE;
-  ops[4].data.recv_message.recv_message = &response;
-  ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-  ops[5].data.recv_status_on_client.trailing_metadata = &trailing_md;
-  ops[5].data.recv_status_on_client.status = &status;
-  ops[5].data.recv_status_on_client.status_details = &details;
-  if (grpc_call_start_batch(call, ops, 6, (void *)2, NULL) == GRPC_CALL_OK) {
-    grpc_completion_queue_pluck(
-        cq, (void *)2, gpr_time_add(deadline, gpr_time_from_seconds(5, GPR_TIMESPAN)), NULL);
+/* One EmptyCall, through the interop programs' unary call; its status. */
+static grpc_status_code empty_call(grpc_channel *channel) {
+  Grpc__Testing__Empty request = GRPC__TESTING__EMPTY__INIT;
+  unary_result result;
+  if (io_unary_call(channel, "/grpc.testing.TestService/EmptyCall", &request.base,
+                    &grpc__testing__empty__descriptor, NULL, NULL, 5000, &result) != 0) {
+    return GRPC_STATUS_UNKNOWN;
   }
-  grpc_slice_unref(details);
-  grpc_metadata_array_destroy(&initial_md);
-  grpc_metadata_array_destroy(&trailing_md);
-  grpc_byte_buffer_destroy(request);
-  if (response != NULL) grpc_byte_buffer_destroy(response);
-  grpc_call_unref(call);
-  return status;
+  const grpc_status_code code = result.code;
+  io_unary_result_free(&result);
+  return code;
 }
 
 int main(int argc, char **argv) {
@@ -158,7 +131,7 @@ int main(int argc, char **argv) {
 
   int ok = 0, failed = 0;
   for (int i = 0, calls = atoi(argv[3]); i < calls; i++) {
-    if (empty_call(channel, cq) == GRPC_STATUS_OK) ok++;
+    if (empty_call(channel) == GRPC_STATUS_OK) ok++;
     else failed++;
   }
   printf("calls ok=%d failed=%d\n", ok, failed);
