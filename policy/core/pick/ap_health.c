@@ -118,10 +118,6 @@ int ap_health_config_validate(const ap_health_config *config, ap_error *err) {
   return AP_OK;
 }
 
-int ap_health_config_active(const ap_health_config *config) {
-  return config != NULL && (config->eject_after_failures != 0 || config->stuck_call_ms != 0);
-}
-
 const char *ap_health_state_name(ap_health_state state) {
   switch (state) {
     case AP_HEALTH_OK: return "ok";

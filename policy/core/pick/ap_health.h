@@ -136,8 +136,10 @@ int ap_health_config_validate(const ap_health_config *config, ap_error *err);
 /* 1 when the config can change anything: ejection (eject_after_failures)
  * or stuck detection (stuck_call_ms) is on; 0 when both are off (health
  * switched off: callers may skip every health call, the clock included).
- * NULL: 0. */
-int ap_health_config_active(const ap_health_config *config);
+ * NULL: 0. Inline: every pick's call tracker asks. */
+static inline int ap_health_config_active(const ap_health_config *config) {
+  return config != NULL && (config->eject_after_failures != 0 || config->stuck_call_ms != 0);
+}
 
 typedef enum ap_health_state {
   AP_HEALTH_OK = 0,        /* usable */
