@@ -166,15 +166,18 @@ fleet_dnsmasq *io_fleet_dnsmasq_start(const char *name, const char *listen, int 
     return NULL;
   }
   int rc = -1, p = port;
-  for (int attempt = 0; attempt < 5; attempt++) {
+  for (int attempt = 0; attempt < 20; attempt++) {
     p = port ? port : free_port(listen);
-    if (p == 0) break;
+    /* The UDP port the kernel drew is taken for TCP (the fleets' own
+     * connections use the same range): draw again. */
+    if (p == 0) continue;
     rc = try_start(d, bin, listen, p, launch ? launch : io_proc_start);
     if (rc != 1 || port != 0) break;
   }
   if (rc != 0) {
     fprintf(stderr, "fleet: dnsmasq did not start on %s:%d (%s; see %s)\n", listen, p,
-            rc == 1 ? "it exited" : "not ready in 5 s", d->log);
+            p == 0 ? "no port free for both UDP and TCP" :
+            rc == 1 ? "it exited" : "not ready in 20 s", d->log);
     free(d);
     return NULL;
   }
