@@ -398,5 +398,74 @@ TEST(Gray, WithoutKeepaliveAFrozenConnectionStaysReady) {
   proxy.Freeze(false);
 }
 
+// Keepalive's other side: a healthy member that pauses (a long GC pause, a
+// throttled container; from the client, the proxy's freeze) and answers
+// again inside its calls' deadlines (10 s here). A pause shorter than
+// keepaliveMs + keepaliveTimeoutMs (1.2 s) costs nothing: the calls held
+// there finish late, new ones go to the peers meanwhile, nothing is
+// ejected. A longer one closes the connection, and the calls held there
+// fail UNAVAILABLE where they would have finished late: at most the calls
+// in flight, because a silent member gets no new calls (probation). With
+// keepaliveMs 0 the same pause costs nothing.
+TEST(Gray, APauseWithinTheDeadlineCostsAtMostTheCallsHeldWhenKeepaliveCloses) {
+  struct Case {
+    const char* name;
+    const char* extra;
+    int pause_ms;
+    bool closes;
+  };
+  for (const Case& c : {Case{"gray-pause-short", "", 600, false},
+                        Case{"gray-pause-long", "", 4000, true},
+                        Case{"gray-pause-long-off", ",\"keepaliveMs\":0", 4000, false}}) {
+    auto backends = StartBackends(4);
+    TcpProxy proxy(backends[0]->port());
+    ASSERT_NE(proxy.port(), 0);
+    std::vector<std::string> addresses = Addresses(backends);
+    addresses[0] = proxy.address();
+    TestChannel channel(c.name, AllMembers(c.extra), false);
+    channel.SetAddresses(addresses);
+    ASSERT_TRUE(WaitAllMembersReady(c.name, 4));
+    ASSERT_EQ(channel.RunLoad(400, 8), 0);
+    ASSERT_TRUE(WaitPeersKnown(c.name));
+
+    std::atomic<bool> paused_and_back{false};
+    std::thread pause([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      proxy.Freeze(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(c.pause_ms));
+      proxy.Freeze(false);
+      paused_and_back.store(true);
+    });
+    // Batches until the pause is over, then one more; a batch waits at
+    // most its calls' deadline, and the whole at most the pause + 15 s.
+    std::map<int, int> by_code;
+    int failed = 0;
+    int batches = 0;
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(c.pause_ms + 15000);
+    for (bool last = false; !last && std::chrono::steady_clock::now() < give_up; ++batches) {
+      last = paused_and_back.load();
+      failed += channel.RunLoad(50, 8, &by_code, nullptr, 10000);
+    }
+    pause.join();
+    EXPECT_TRUE(paused_and_back.load()) << c.name;
+    printf("%s: pause %d ms, %d batches, %d calls failed\n", c.name, c.pause_ms, batches,
+           failed);
+    StateView view;
+    ASSERT_TRUE(Snapshot(c.name, &view));
+    if (c.closes) {
+      EXPECT_GE(proxy.accepted(), 2) << c.name << ": keepalive did not close the connection";
+      EXPECT_LE(failed, 8) << c.name;  // at most the 8 in flight: one close
+      EXPECT_EQ(failed, by_code[static_cast<int>(grpc::StatusCode::UNAVAILABLE)]) << c.name;
+    } else {
+      EXPECT_EQ(failed, 0) << c.name;
+      EXPECT_EQ(proxy.accepted(), 1) << c.name;
+      for (const EndpointView& e : view.endpoints) EXPECT_EQ(e.ejections, 0u) << c.name;
+    }
+    for (size_t i = 1; i < backends.size(); ++i)
+      EXPECT_EQ(view.Find(backends[i]->address())->failures, 0u) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace aperture_test
