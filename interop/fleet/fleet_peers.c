@@ -203,6 +203,47 @@ static int settled_now(void *ctx) {
   return ok && io_fleet_servers_hold(pf->servers, pf->n, held);
 }
 
+/* An enum value's name in the status proto ("?" when unknown). */
+static const char *enum_name(const ProtobufCEnumDescriptor *d, int value) {
+  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(d, value);
+  return v != NULL ? v->name : "?";
+}
+
+/* For a fleet that did not settle, on stderr (the fleet's log): what each
+ * active client's ring shows and what each server holds, so the log says
+ * which condition of agree_now/settled_now failed. */
+static void log_unsettled(peers_fleet *pf, const char *when) {
+  fprintf(stderr, "fleet: peers / %s: not settled %s; %u clients active\n", pf->mode, when,
+          active_count(pf));
+  for (int k = 0; k < MAX_C; k++) {
+    if (!pf->active[k]) continue;
+    unary_result r;
+    const Aperture__V1__RingState *ring = io_fleet_client_ring_state(pf->status[k], &r);
+    if (ring == NULL) {
+      fprintf(stderr, "  client %d: no status answer\n", k);
+      io_unary_result_free(&r);
+      continue;
+    }
+    fprintf(stderr, "  client %d: peer %u of %u, source %s, fingerprint %s, widened %u, members:",
+            k, ring->peer_index, ring->peer_count,
+            enum_name(&aperture__v1__coordinate_source__descriptor, (int)ring->coordinate_source),
+            ring->peer_fingerprint, ring->widened);
+    for (size_t e = 0; e < ring->n_endpoints; e++) {
+      const Aperture__V1__EndpointState *ep = ring->endpoints[e];
+      if (ep->in_aperture)
+        fprintf(stderr, " %s (%s)", ep->address,
+                enum_name(&aperture__v1__connectivity_state__descriptor, (int)ep->connectivity));
+    }
+    fprintf(stderr, "\n");
+    io_unary_result_free(&r);
+  }
+  for (int i = 0; i < pf->n; i++) {
+    long opened = -1, current = -1;
+    if (pf->servers[i].p) io_fleet_server_counts(pf->servers[i].stats, &opened, &current);
+    fprintf(stderr, "  server %s: %ld connections open, %ld opened\n", pf->addr[i], current, opened);
+  }
+}
+
 /* Waits until settled_now holds two polls in a row. */
 static int settle(peers_fleet *pf) {
   return io_fleet_wait_steady(settled_now, pf, 2, SETTLE_TIMEOUT_MS, POLL_MS) == 1;
@@ -306,6 +347,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
   double agree = 0;
   if (row->complete && !(wait_agree(pf, io_fleet_now_ms(), &agree) && settle(pf))) {
     snprintf(row->error, sizeof(row->error), "the clients did not settle before the join (see %.100s)", pf->dir);
+    log_unsettled(pf, "before the join");
     row->complete = 0;
   }
 
@@ -325,6 +367,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     if (start_client(pf, joiner, row->error, sizeof(row->error)) != 0) row->complete = 0;
     int agreed = row->complete && wait_agree(pf, t0, &row->join.agree_ms);
     row->join.settled = agreed && settle(pf);
+    if (!row->join.settled) log_unsettled(pf, "after the join");
     snapshot(pf, &c1);
     row->join.measured = row->complete;
     row->join.changed = moved_total(pf, &c0, &c1);
@@ -348,6 +391,7 @@ static void run_mode(peers_fleet *pf, fleet_peers_row *row) {
     int agreed = wait_agree(pf, t0, &row->leave.agree_ms);
     stop_client(pf, LEAVER, row);
     row->leave.settled = agreed && settle(pf);
+    if (!row->leave.settled) log_unsettled(pf, "after the leave");
     snapshot(pf, &c2);
     row->leave.measured = 1;
     row->leave.changed = moved_total(pf, &c1, &c2);
