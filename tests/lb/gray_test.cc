@@ -308,10 +308,35 @@ TEST(Gray, StuckThresholdIsStuckCallMsWithoutTheLatencyFactor) {
   for (const auto& b : backends) EXPECT_EQ(view.Find(b->address())->stuck_after_ms, 700u);
 }
 
-// A member behind a proxy that stops forwarding (TcpProxy::Freeze: from
-// the client, a stopped process or a silent path: TCP acknowledges, HTTP/2
-// never answers). The policy's subchannels have HTTP/2 keepalive by
-// default: the calls held there make the transport ping (keepaliveMs 200
+// Four members, the first behind a TcpProxy that can stop forwarding
+// (TcpProxy::Freeze: from the client, a stopped process or a silent path:
+// TCP acknowledges, HTTP/2 never answers).
+struct ProxiedMembers {
+  ProxiedMembers(const std::string& name, const std::string& extra)
+      : backends(StartBackends(4)),
+        proxy(backends[0]->port()),
+        channel(name, AllMembers(extra), false),
+        name(name) {}
+  // Every member READY, 400 calls served, the peers' failure share known:
+  // "", or what did not happen.
+  std::string Start() {
+    if (proxy.port() == 0) return "the proxy did not listen";
+    std::vector<std::string> addresses = Addresses(backends);
+    addresses[0] = proxy.address();
+    channel.SetAddresses(addresses);
+    if (!WaitAllMembersReady(name, 4)) return "not every member READY";
+    if (channel.RunLoad(400, 8) != 0) return "a call failed before the fault";
+    if (!WaitPeersKnown(name)) return "the peers' failure share stayed unknown";
+    return "";
+  }
+  std::vector<std::unique_ptr<Backend>> backends;
+  TcpProxy proxy;
+  TestChannel channel;
+  const std::string name;
+};
+
+// The proxied member freezes (ProxiedMembers). The policy's subchannels
+// have HTTP/2 keepalive by default: the calls held there make the transport ping (keepaliveMs 200
 // without a byte from the server), no answer comes (keepaliveTimeoutMs
 // 1000) and the connection closes, so the member leaves READY and takes no
 // more probes. gRPC's client spaces its pings 1 s apart and sends none on a
@@ -322,16 +347,11 @@ TEST(Gray, StuckThresholdIsStuckCallMsWithoutTheLatencyFactor) {
 // The new connection's handshake waits in the proxy; thawed, it completes,
 // the member is READY with its health reset, and gets calls.
 TEST(Gray, KeepaliveClosesAFrozenConnectionAndANewOneBringsTheMemberBack) {
-  auto backends = StartBackends(4);
-  TcpProxy proxy(backends[0]->port());
-  ASSERT_NE(proxy.port(), 0);
-  std::vector<std::string> addresses = Addresses(backends);
-  addresses[0] = proxy.address();
-  TestChannel channel("gray-keepalive", AllMembers(""), false);
-  channel.SetAddresses(addresses);
-  ASSERT_TRUE(WaitAllMembersReady("gray-keepalive", 4));
-  ASSERT_EQ(channel.RunLoad(400, 8), 0);
-  ASSERT_TRUE(WaitPeersKnown("gray-keepalive"));
+  ProxiedMembers m("gray-keepalive", "");
+  ASSERT_EQ(m.Start(), "");
+  auto& backends = m.backends;
+  TcpProxy& proxy = m.proxy;
+  TestChannel& channel = m.channel;
   const uint64_t served = backends[0]->calls();
   EXPECT_GT(served, 0u);
 
@@ -375,16 +395,10 @@ TEST(Gray, KeepaliveClosesAFrozenConnectionAndANewOneBringsTheMemberBack) {
 // frozen connection stays READY, the member only ejected, long after the
 // 1.2 s keepalive would have needed.
 TEST(Gray, WithoutKeepaliveAFrozenConnectionStaysReady) {
-  auto backends = StartBackends(4);
-  TcpProxy proxy(backends[0]->port());
-  ASSERT_NE(proxy.port(), 0);
-  std::vector<std::string> addresses = Addresses(backends);
-  addresses[0] = proxy.address();
-  TestChannel channel("gray-nokeepalive", AllMembers(",\"keepaliveMs\":0"), false);
-  channel.SetAddresses(addresses);
-  ASSERT_TRUE(WaitAllMembersReady("gray-nokeepalive", 4));
-  ASSERT_EQ(channel.RunLoad(400, 8), 0);
-  ASSERT_TRUE(WaitPeersKnown("gray-nokeepalive"));
+  ProxiedMembers m("gray-nokeepalive", ",\"keepaliveMs\":0");
+  ASSERT_EQ(m.Start(), "");
+  TcpProxy& proxy = m.proxy;
+  TestChannel& channel = m.channel;
   proxy.Freeze(true);
   channel.RunLoad(2000, 8, nullptr, nullptr, 300);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
@@ -417,16 +431,11 @@ TEST(Gray, APauseWithinTheDeadlineCostsAtMostTheCallsHeldWhenKeepaliveCloses) {
   for (const Case& c : {Case{"gray-pause-short", "", 600, false},
                         Case{"gray-pause-long", "", 4000, true},
                         Case{"gray-pause-long-off", ",\"keepaliveMs\":0", 4000, false}}) {
-    auto backends = StartBackends(4);
-    TcpProxy proxy(backends[0]->port());
-    ASSERT_NE(proxy.port(), 0);
-    std::vector<std::string> addresses = Addresses(backends);
-    addresses[0] = proxy.address();
-    TestChannel channel(c.name, AllMembers(c.extra), false);
-    channel.SetAddresses(addresses);
-    ASSERT_TRUE(WaitAllMembersReady(c.name, 4));
-    ASSERT_EQ(channel.RunLoad(400, 8), 0);
-    ASSERT_TRUE(WaitPeersKnown(c.name));
+    ProxiedMembers m(c.name, c.extra);
+    ASSERT_EQ(m.Start(), "") << c.name;
+    auto& backends = m.backends;
+    TcpProxy& proxy = m.proxy;
+    TestChannel& channel = m.channel;
 
     std::atomic<bool> paused_and_back{false};
     std::thread pause([&] {
