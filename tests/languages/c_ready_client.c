@@ -1,7 +1,8 @@
 /*
  * A plain C program on the public gRPC C-core API (the policy comes from
  * LD_PRELOAD=libaperture.so; its calls are the interop programs'
- * io_unary_call) that waits for its channel to be READY the way a start-up check does: one connect request,
+ * io_unary_call) that waits for its channel to be READY the way a
+ * start-up check does: one connect request,
  * grpc_channel_check_connectivity_state(ch, 1), then only watches
  * (grpc_channel_watch_connectivity_state) until READY or 5 s have passed;
  * it never asks to connect again. Then it makes CALLS unary calls to
